@@ -1,0 +1,115 @@
+// Package server is the reference implementation of the organization portal
+// API: the domain model, the business rules of every operation (one file per
+// rule family), authorization, and the Store interface the rules run on. It
+// knows nothing of HTTP or of the generated types; server/api adapts it to the
+// generated strict-server interface and server/sqlstore persists it.
+package server
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Built-in roles (the portal's names). Any other role name is a custom role
+// of the member's organization.
+const (
+	RoleAdmin     = "org_admin"
+	RolePublisher = "org_publisher"
+	RoleUser      = "org_user"
+)
+
+// Privileges that grant the administrative operations to a custom role.
+const (
+	PrivManageSecurity             = "portal:admin:manageSecurity"
+	PrivUpdateMemberCategorySchema = "portal:admin:updateMemberCategorySchema"
+	PrivUpdateItems                = "portal:admin:updateItems"
+	PrivDeleteItems                = "portal:admin:deleteItems"
+	PrivViewItems                  = "portal:admin:viewItems"
+	PrivUpdateUsers                = "portal:admin:updateUsers"
+)
+
+// Organization is one portal organization.
+type Organization struct {
+	ID   string
+	Name string
+}
+
+// CustomRole is a role of one organization with a list of privileges.
+type CustomRole struct {
+	OrgID      string
+	ID         string
+	Privileges []string
+}
+
+// User is a member of exactly one organization.
+type User struct {
+	Username     string
+	OrgID        string
+	FullName     string
+	Role         string // RoleAdmin, RolePublisher, RoleUser or a CustomRole.ID of OrgID
+	PasswordHash string // see HashPassword
+	Categories   []string
+}
+
+// Token is a bearer token. A zero Expires never expires (static tokens from
+// the seed file).
+type Token struct {
+	Token    string
+	Username string
+	Expires  time.Time
+}
+
+// Folder is one of a user's folders. The root folder is not stored: an item
+// at the root has an empty FolderID.
+type Folder struct {
+	ID      string
+	Owner   string
+	Title   string
+	Created time.Time
+}
+
+// Item is a content item owned by one user.
+type Item struct {
+	ID          string
+	Owner       string
+	FolderID    string // "" for the root folder
+	Title       string
+	Type        string
+	Description string
+	Tags        []string
+	Created     time.Time
+	Modified    time.Time
+}
+
+// AccessNotice is a terms-of-service prompt. Fields are pointers so that what
+// a client sent is stored and read back as sent.
+type AccessNotice struct {
+	Title   *string `json:"title,omitempty"`
+	Text    *string `json:"text,omitempty"`
+	Buttons *string `json:"buttons,omitempty"`
+	Enabled *bool   `json:"enabled,omitempty"`
+}
+
+// Banner is the informational banner.
+type Banner struct {
+	Text      *string `json:"text,omitempty"`
+	BgColor   *string `json:"bgColor,omitempty"`
+	FontColor *string `json:"fontColor,omitempty"`
+	Enabled   *bool   `json:"enabled,omitempty"`
+}
+
+// Settings are an organization's settings. A nil notice or banner was never
+// set (or was cleared). PortalConfig holds each advanced configuration
+// property as the JSON value last stored for it.
+type Settings struct {
+	AnonymousAccessNotice     *AccessNotice
+	AuthenticatedAccessNotice *AccessNotice
+	InformationalBanner       *Banner
+	PortalConfig              map[string]json.RawMessage
+}
+
+// CategoryNode is one node of the member category schema.
+type CategoryNode struct {
+	Title      string         `json:"title"`
+	Categories []CategoryNode `json:"categories,omitempty"`
+}

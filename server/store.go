@@ -1,0 +1,78 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// ErrNotFound is returned by a Tx lookup that finds nothing.
+var ErrNotFound = errors.New("not found")
+
+// Store persists the portal. Every request runs its reads and writes in one
+// transaction, so a rejected or failed request changes nothing, and
+// concurrent requests behave as if run one after another (serializable).
+// Implementations: server/sqlstore (SQLite, PostgreSQL) and the store test
+// suite in server/storetest that every implementation passes.
+type Store interface {
+	// Update runs fn in a read-write transaction and commits it when fn
+	// returns nil. It retries fn on serialization conflicts, so fn must have
+	// no effect outside tx.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(tx Tx) error) error
+	// Ping reports whether the store answers.
+	Ping(ctx context.Context) error
+	// Reset deletes everything.
+	Reset(ctx context.Context) error
+	// Dump writes every row in a stable order, for comparing states.
+	Dump(ctx context.Context, w io.Writer) error
+	// Close releases the store.
+	Close() error
+}
+
+// Tx is the view of the store inside one transaction. Lookups return
+// ErrNotFound (possibly wrapped) when nothing matches. Put methods insert or
+// replace by primary key. Lists are ordered as documented.
+type Tx interface {
+	// Empty reports whether the store holds no organization.
+	Empty(ctx context.Context) (bool, error)
+
+	Organization(ctx context.Context, id string) (Organization, error)
+	PutOrganization(ctx context.Context, o Organization) error
+
+	Role(ctx context.Context, orgID, id string) (CustomRole, error)
+	PutRole(ctx context.Context, r CustomRole) error
+
+	// User looks a user up by name; user names are unique across organizations.
+	User(ctx context.Context, username string) (User, error)
+	// Users lists an organization's members ordered by user name.
+	Users(ctx context.Context, orgID string) ([]User, error)
+	PutUser(ctx context.Context, u User) error
+
+	Token(ctx context.Context, token string) (Token, error)
+	PutToken(ctx context.Context, t Token) error
+
+	// Settings returns the organization's settings; an organization with none
+	// stored yields zero Settings and no error.
+	Settings(ctx context.Context, orgID string) (Settings, error)
+	PutSettings(ctx context.Context, orgID string, s Settings) error
+
+	// CategorySchema returns the organization's schema; nil when none.
+	CategorySchema(ctx context.Context, orgID string) ([]CategoryNode, error)
+	// PutCategorySchema stores the schema; nil deletes it.
+	PutCategorySchema(ctx context.Context, orgID string, nodes []CategoryNode) error
+
+	Folder(ctx context.Context, owner, id string) (Folder, error)
+	// Folders lists a user's folders ordered by creation time, then id.
+	Folders(ctx context.Context, owner string) ([]Folder, error)
+	PutFolder(ctx context.Context, f Folder) error
+	DeleteFolder(ctx context.Context, owner, id string) error
+
+	Item(ctx context.Context, id string) (Item, error)
+	// Items lists a user's items in one folder ("" for the root) ordered by
+	// creation time, then id.
+	Items(ctx context.Context, owner, folderID string) ([]Item, error)
+	PutItem(ctx context.Context, it Item) error
+	DeleteItem(ctx context.Context, id string) error
+}

@@ -1,0 +1,208 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/orgportal/portal-api/server"
+)
+
+// envelope is the portal's error body.
+type envelope struct {
+	Error envelopeBody `json:"error"`
+}
+
+type envelopeBody struct {
+	Code        int      `json:"code"`
+	MessageCode string   `json:"messageCode,omitempty"`
+	Message     string   `json:"message"`
+	Details     []string `json:"details"`
+}
+
+// transportError is a failure that keeps a real HTTP status (unknown path,
+// body too large); everything else is answered with HTTP 200.
+type transportError struct {
+	status int
+	body   envelopeBody
+}
+
+func (e *transportError) Error() string { return e.body.Message }
+
+var (
+	errNotFound = &transportError{http.StatusNotFound, envelopeBody{Code: 404, Message: "Not found: no such operation.", Details: []string{}}}
+	errTooLarge = &transportError{http.StatusRequestEntityTooLarge, envelopeBody{Code: 413, Message: "Request body too large.", Details: []string{fmt.Sprintf("the limit is %d bytes", MaxBodyBytes)}}}
+)
+
+// errorHandler is echo's one error handler: every failure of every route,
+// the unknown ones included, leaves as the error envelope.
+func (s *srv) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, body := s.toEnvelope(err, c)
+	if werr := writeJSON(c, status, envelope{Error: body}); werr != nil {
+		s.log.Warn("writing an error answer", "err", werr)
+	}
+}
+
+func (s *srv) toEnvelope(err error, c echo.Context) (int, envelopeBody) {
+	var (
+		de  *server.Error
+		te  *transportError
+		he  *echo.HTTPError
+		mbe *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &te):
+		return te.status, te.body
+	case errors.As(err, &mbe):
+		return errTooLarge.status, errTooLarge.body
+	case errors.As(err, &de):
+		body := envelopeBody{Code: de.Code, MessageCode: de.MessageCode, Message: de.Message, Details: de.Details}
+		if body.Message == "" {
+			body.Message = s.opMessage(c)
+		}
+		if body.Details == nil {
+			body.Details = []string{}
+		}
+		return http.StatusOK, body
+	case errors.As(err, &he):
+		switch he.Code {
+		case http.StatusNotFound, http.StatusMethodNotAllowed:
+			return errNotFound.status, errNotFound.body
+		case http.StatusRequestEntityTooLarge:
+			return errTooLarge.status, errTooLarge.body
+		case http.StatusBadRequest:
+			// The generated binders report malformed parameters this way.
+			return http.StatusOK, envelopeBody{Code: 400, Message: s.opMessage(c), Details: []string{fmt.Sprint(he.Message)}}
+		}
+	}
+	s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	return http.StatusOK, envelopeBody{Code: 500, Message: "An unexpected error occurred. The failure was logged.", Details: []string{}}
+}
+
+// opMessage is the operation's x-error-message, the message of its 400s.
+func (s *srv) opMessage(c echo.Context) string {
+	if op, ok := c.Get(ctxOperation).(*openapi3.Operation); ok {
+		if m, ok := op.Extensions["x-error-message"].(string); ok {
+			return m
+		}
+	}
+	return "Invalid request."
+}
+
+// validationError turns kin-openapi's errors into one detail per problem,
+// "field.path: reason", instead of its default text that dumps the schema.
+func validationError(err error) *server.Error {
+	var details []string
+	var walk func(error, string)
+	walk = func(err error, prefix string) {
+		var me openapi3.MultiError
+		var re *openapi3filter.RequestError
+		var se *openapi3.SchemaError
+		var pe *openapi3filter.ParseError
+		switch {
+		case errors.As(err, &me):
+			for _, e := range me {
+				walk(e, prefix)
+			}
+		case errors.As(err, &re):
+			p := prefix
+			if re.Parameter != nil {
+				p = re.Parameter.Name
+			}
+			if re.Err == nil {
+				details = append(details, join(p, re.Reason))
+			} else {
+				walk(re.Err, p)
+			}
+		case errors.As(err, &se):
+			details = append(details, schemaDetail(prefix, se))
+		case errors.As(err, &pe):
+			details = append(details, join(prefix, pe.Error()))
+		default:
+			details = append(details, join(prefix, err.Error()))
+		}
+	}
+	walk(err, "")
+	return server.Invalid(details...)
+}
+
+var missingProp = regexp.MustCompile(`^property "(.+)" is missing$`)
+
+func schemaDetail(prefix string, se *openapi3.SchemaError) string {
+	path := prefix
+	for _, seg := range se.JSONPointer() {
+		if isIndex(seg) {
+			path += "[" + seg + "]"
+		} else if path == "" {
+			path = seg
+		} else {
+			path += "." + seg
+		}
+	}
+	reason := se.Reason
+	if m := missingProp.FindStringSubmatch(reason); m != nil {
+		if !strings.HasSuffix(path, m[1]) {
+			path = join2(path, m[1])
+		}
+		reason = "property is missing"
+	}
+	return join(path, reason)
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func join(path, reason string) string {
+	if path == "" {
+		return reason
+	}
+	return path + ": " + reason
+}
+
+func join2(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// writeJSON writes v as the portal does: application/json; charset=utf-8,
+// indented when the request asked for f=pjson.
+func writeJSON(c echo.Context, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if pretty, _ := c.Get(ctxPretty).(bool); pretty {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderContentType, "application/json; charset=utf-8")
+	c.Response().WriteHeader(status)
+	_, err := c.Response().Write(buf.Bytes())
+	return err
+}
+
+var _ = slog.Default

@@ -1,0 +1,59 @@
+package api
+
+import (
+	"fmt"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/orgportal/portal-api/server"
+)
+
+// gatesFromSpec reads x-introduced-in and x-deployments of the settings
+// form's properties (and the properties of portalConfigProperties) from the
+// contract, so that openapi.yaml is the one table of versions.
+func gatesFromSpec(doc *openapi3.T, v server.Version, deployment string) (server.Gates, error) {
+	g := server.Gates{Version: v, Deployment: deployment, Requirements: map[string]server.Requirement{}}
+	form := doc.Components.Schemas["UpdateSettingsForm"]
+	props := doc.Components.Schemas["PortalConfigProperties"]
+	if form == nil || props == nil {
+		return g, fmt.Errorf("api: openapi.yaml lacks UpdateSettingsForm or PortalConfigProperties")
+	}
+	add := func(path string, ext map[string]any) error {
+		r, ok, err := requirement(ext)
+		if err != nil {
+			return fmt.Errorf("api: openapi.yaml %s: %w", path, err)
+		}
+		if ok {
+			g.Requirements[path] = r
+		}
+		return nil
+	}
+	for name, p := range form.Value.Properties {
+		if err := add(name, p.Value.Extensions); err != nil {
+			return g, err
+		}
+	}
+	for name, p := range props.Value.Properties {
+		if err := add("portalConfigProperties."+name, p.Value.Extensions); err != nil {
+			return g, err
+		}
+	}
+	return g, nil
+}
+
+func requirement(ext map[string]any) (server.Requirement, bool, error) {
+	var r server.Requirement
+	s, hasVersion := ext["x-introduced-in"].(string)
+	if hasVersion {
+		v, err := server.ParseVersion(s)
+		if err != nil {
+			return r, false, err
+		}
+		r.IntroducedIn = v
+	}
+	deps, hasDeps := ext["x-deployments"].([]any)
+	for _, d := range deps {
+		r.Deployments = append(r.Deployments, fmt.Sprint(d))
+	}
+	return r, hasVersion || hasDeps, nil
+}

@@ -1,0 +1,366 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/orgportal/portal-api/gen"
+	"github.com/orgportal/portal-api/server"
+	"github.com/orgportal/portal-api/wire"
+)
+
+// handlers adapts the generated strict-server interface to server.Service:
+// generated types in, domain values to the service, generated types out.
+// Errors are returned as Go errors and leave through the error handler.
+type handlers struct{ svc *server.Service }
+
+var _ gen.StrictServerInterface = (*handlers)(nil)
+
+func ptr[T any](v T) *T { return &v }
+
+func raw[T any](j *wire.JSON[T]) json.RawMessage {
+	if j == nil {
+		return nil
+	}
+	return json.RawMessage(*j)
+}
+
+func page(start, num *int32) server.Page {
+	p := server.DefaultPage
+	if start != nil {
+		p.Start = int(*start)
+	}
+	if num != nil {
+		p.Num = int(*num)
+	}
+	return p
+}
+
+func millis(t time.Time) *int64 { return ptr(t.UnixMilli()) }
+
+var successTrue = ptr(true)
+
+func (h *handlers) UpdateSettings(ctx context.Context, r gen.UpdateSettingsRequestObject) (gen.UpdateSettingsResponseObject, error) {
+	b := r.Body
+	u := server.SettingsUpdate{
+		AnonymousAccessNotice:     raw(b.AnonymousAccessNotice),
+		AuthenticatedAccessNotice: raw(b.AuthenticatedAccessNotice),
+		InformationalBanner:       raw(b.InformationalBanner),
+		PortalConfigProperties:    raw(b.PortalConfigProperties),
+		ClearEmptyFields:          b.ClearEmptyFields != nil && *b.ClearEmptyFields,
+	}
+	if err := h.svc.UpdateSettings(ctx, principal(ctx), r.PortalId, u); err != nil {
+		return nil, err
+	}
+	return gen.UpdateSettings200JSONResponse{Success: successTrue}, nil
+}
+
+func (h *handlers) GetSettings(ctx context.Context, r gen.GetSettingsRequestObject) (gen.GetSettingsResponseObject, error) {
+	s, err := h.svc.Settings(ctx, principal(ctx), r.PortalId)
+	if err != nil {
+		return nil, err
+	}
+	out := settingsAnswer{AnonymousAccessNotice: s.AnonymousAccessNotice, AuthenticatedAccessNotice: s.AuthenticatedAccessNotice, InformationalBanner: s.InformationalBanner}
+	if s.PortalConfig != nil {
+		out.PortalConfigProperties = s.PortalConfig
+	}
+	return exact{out}, nil
+}
+
+// settingsAnswer is the settings read as stored: the generated type would
+// drop the advanced configuration properties whose names the contract does
+// not list, which the read must return.
+type settingsAnswer struct {
+	AnonymousAccessNotice     *server.AccessNotice       `json:"anonymousAccessNotice,omitempty"`
+	AuthenticatedAccessNotice *server.AccessNotice       `json:"authenticatedAccessNotice,omitempty"`
+	InformationalBanner       *server.Banner             `json:"informationalBanner,omitempty"`
+	PortalConfigProperties    map[string]json.RawMessage `json:"portalConfigProperties,omitempty"`
+}
+
+// exact is the answer of the operations whose generated response types
+// cannot say it: the settings read (unnamed configuration properties) and
+// the answers holding a null that the contract requires (currentFolder,
+// ownerFolder, folder), which the generated union-aware marshallers drop.
+type exact struct{ v any }
+
+func (a exact) MarshalJSON() ([]byte, error) { return json.Marshal(a.v) }
+
+func (a exact) visit(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	return json.NewEncoder(w).Encode(a.v)
+}
+
+// The Visit methods are called only if writeResponse did not write first.
+func (a exact) VisitGetSettingsResponse(w http.ResponseWriter) error      { return a.visit(w) }
+func (a exact) VisitGetUserContentResponse(w http.ResponseWriter) error   { return a.visit(w) }
+func (a exact) VisitGetFolderContentResponse(w http.ResponseWriter) error { return a.visit(w) }
+func (a exact) VisitGetItemResponse(w http.ResponseWriter) error          { return a.visit(w) }
+func (a exact) VisitAddItemResponse(w http.ResponseWriter) error          { return a.visit(w) }
+func (a exact) VisitAddItemToFolderResponse(w http.ResponseWriter) error  { return a.visit(w) }
+
+func (h *handlers) AssignMemberCategorySchema(ctx context.Context, r gen.AssignMemberCategorySchemaRequestObject) (gen.AssignMemberCategorySchemaResponseObject, error) {
+	var doc struct {
+		MemberCategorySchema []server.CategoryNode `json:"memberCategorySchema"`
+	}
+	if err := json.Unmarshal([]byte(r.Body.MemberCategorySchema), &doc); err != nil {
+		return nil, server.Invalid("memberCategorySchema: " + err.Error())
+	}
+	if err := h.svc.AssignMemberCategorySchema(ctx, principal(ctx), r.PortalId, doc.MemberCategorySchema); err != nil {
+		return nil, err
+	}
+	return gen.AssignMemberCategorySchema200JSONResponse{Success: successTrue}, nil
+}
+
+func (h *handlers) DeleteMemberCategorySchema(ctx context.Context, r gen.DeleteMemberCategorySchemaRequestObject) (gen.DeleteMemberCategorySchemaResponseObject, error) {
+	if err := h.svc.DeleteMemberCategorySchema(ctx, principal(ctx), r.PortalId); err != nil {
+		return nil, err
+	}
+	return gen.DeleteMemberCategorySchema200JSONResponse{Success: successTrue}, nil
+}
+
+func (h *handlers) GetMemberCategorySchema(ctx context.Context, r gen.GetMemberCategorySchemaRequestObject) (gen.GetMemberCategorySchemaResponseObject, error) {
+	nodes, err := h.svc.MemberCategorySchema(ctx, principal(ctx), r.PortalId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetMemberCategorySchema200JSONResponse{MemberCategorySchema: ptr(toGenNodes(nodes))}, nil
+}
+
+func toGenNodes(nodes []server.CategoryNode) []gen.CategoryNode {
+	out := make([]gen.CategoryNode, len(nodes))
+	for i, n := range nodes {
+		out[i] = gen.CategoryNode{Title: n.Title}
+		if len(n.Categories) > 0 {
+			out[i].Categories = ptr(toGenNodes(n.Categories))
+		}
+	}
+	return out
+}
+
+func toGenMember(u server.User) gen.Member {
+	cats := u.Categories
+	if cats == nil {
+		cats = []string{}
+	}
+	m := gen.Member{Username: u.Username, OrgId: u.OrgID, Role: u.Role, Categories: cats}
+	if u.FullName != "" {
+		m.FullName = ptr(u.FullName)
+	}
+	return m
+}
+
+func (h *handlers) GetMember(ctx context.Context, r gen.GetMemberRequestObject) (gen.GetMemberResponseObject, error) {
+	u, err := h.svc.Member(ctx, principal(ctx), r.UserName)
+	if err != nil {
+		return nil, err
+	}
+	m := toGenMember(u)
+	return gen.GetMember200JSONResponse{Username: &m.Username, FullName: m.FullName, OrgId: &m.OrgId, Role: &m.Role, Categories: &m.Categories}, nil
+}
+
+func (h *handlers) UpdateMember(ctx context.Context, r gen.UpdateMemberRequestObject) (gen.UpdateMemberResponseObject, error) {
+	paths, err := r.Body.Categories.Decode()
+	if err != nil {
+		return nil, server.Invalid("categories: " + err.Error())
+	}
+	u, err := h.svc.SetMemberCategories(ctx, principal(ctx), r.UserName, paths)
+	if err != nil {
+		return nil, err
+	}
+	return gen.UpdateMember200JSONResponse{Success: successTrue, Username: ptr(u.Username)}, nil
+}
+
+func (h *handlers) ListMembers(ctx context.Context, r gen.ListMembersRequestObject) (gen.ListMembersResponseObject, error) {
+	q := server.MemberQuery{Page: page(r.Params.Start, r.Params.Num)}
+	if r.Params.Categories != nil {
+		q.Categories = *r.Params.Categories
+	}
+	l, err := h.svc.Members(ctx, principal(ctx), r.PortalId, q)
+	if err != nil {
+		return nil, err
+	}
+	users := make([]gen.Member, len(l.Users))
+	for i, u := range l.Users {
+		users[i] = toGenMember(u)
+	}
+	return gen.ListMembers200JSONResponse{Total: ptr(int32(l.Total)), Start: ptr(int32(l.Start)), Num: ptr(int32(l.Num)),
+		NextStart: ptr(int32(l.NextStart)), Users: &users}, nil
+}
+
+func itemResults(rs []server.ItemResult) *[]gen.ItemResult {
+	out := make([]gen.ItemResult, len(rs))
+	for i, r := range rs {
+		out[i] = gen.ItemResult{ItemId: r.ItemID, Success: r.Err == nil}
+		if r.Err != nil {
+			out[i].Error = &gen.ItemError{Code: int32(r.Err.Code), Message: r.Err.Message}
+			if r.Err.MessageCode != "" {
+				out[i].Error.MessageCode = ptr(r.Err.MessageCode)
+			}
+		}
+	}
+	return &out
+}
+
+func folderParam(f *string) string {
+	if f == nil {
+		return ""
+	}
+	return *f
+}
+
+func (h *handlers) MoveItems(ctx context.Context, r gen.MoveItemsRequestObject) (gen.MoveItemsResponseObject, error) {
+	rs, err := h.svc.MoveItems(ctx, principal(ctx), r.UserName, r.Body.Items.Values(), folderParam(r.Body.Folder))
+	if err != nil {
+		return nil, err
+	}
+	return gen.MoveItems200JSONResponse{Results: itemResults(rs)}, nil
+}
+
+func (h *handlers) DeleteItems(ctx context.Context, r gen.DeleteItemsRequestObject) (gen.DeleteItemsResponseObject, error) {
+	rs, err := h.svc.DeleteItems(ctx, principal(ctx), r.UserName, r.Body.Items.Values())
+	if err != nil {
+		return nil, err
+	}
+	return gen.DeleteItems200JSONResponse{Results: itemResults(rs)}, nil
+}
+
+func toGenFolder(f server.Folder) gen.Folder {
+	return gen.Folder{Id: f.ID, Title: f.Title, Username: f.Owner, Created: millis(f.Created)}
+}
+
+func (h *handlers) CreateFolder(ctx context.Context, r gen.CreateFolderRequestObject) (gen.CreateFolderResponseObject, error) {
+	f, err := h.svc.CreateFolder(ctx, principal(ctx), r.UserName, r.Body.Title)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreateFolder200JSONResponse{Success: successTrue, Folder: ptr(toGenFolder(f))}, nil
+}
+
+func (h *handlers) DeleteFolder(ctx context.Context, r gen.DeleteFolderRequestObject) (gen.DeleteFolderResponseObject, error) {
+	f, err := h.svc.DeleteFolder(ctx, principal(ctx), r.UserName, r.FolderId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.DeleteFolder200JSONResponse{Success: successTrue, Folder: ptr(toGenFolder(f))}, nil
+}
+
+func newItem(b *gen.AddItemForm) server.NewItem {
+	in := server.NewItem{Title: b.Title, Type: b.Type}
+	if b.Description != nil {
+		in.Description = *b.Description
+	}
+	if b.Tags != nil {
+		in.Tags = strings.Split(*b.Tags, ",")
+	}
+	return in
+}
+
+func addedItem(it server.Item) exact {
+	var folder *string
+	if it.FolderID != "" {
+		folder = ptr(it.FolderID)
+	}
+	return exact{struct {
+		Success bool    `json:"success"`
+		ID      string  `json:"id"`
+		Folder  *string `json:"folder"`
+	}{true, it.ID, folder}}
+}
+
+func (h *handlers) AddItem(ctx context.Context, r gen.AddItemRequestObject) (gen.AddItemResponseObject, error) {
+	it, err := h.svc.AddItem(ctx, principal(ctx), r.UserName, "", newItem(r.Body))
+	if err != nil {
+		return nil, err
+	}
+	return addedItem(it), nil
+}
+
+func (h *handlers) AddItemToFolder(ctx context.Context, r gen.AddItemToFolderRequestObject) (gen.AddItemToFolderResponseObject, error) {
+	it, err := h.svc.AddItem(ctx, principal(ctx), r.UserName, r.FolderId, newItem(r.Body))
+	if err != nil {
+		return nil, err
+	}
+	return addedItem(it), nil
+}
+
+func toGenItem(it server.Item) gen.Item {
+	out := gen.Item{Id: it.ID, Owner: it.Owner, Title: it.Title, Type: it.Type, Tags: ptr(it.Tags),
+		Description: ptr(it.Description), Created: millis(it.Created), Modified: millis(it.Modified)}
+	if out.Tags == nil || *out.Tags == nil {
+		out.Tags = ptr([]string{})
+	}
+	if it.FolderID != "" {
+		out.OwnerFolder = ptr(it.FolderID)
+	}
+	return out
+}
+
+// contentAnswer is the user content read; currentFolder is null at the root.
+type contentAnswer struct {
+	Username      string       `json:"username"`
+	Total         int          `json:"total"`
+	Start         int          `json:"start"`
+	Num           int          `json:"num"`
+	NextStart     int          `json:"nextStart"`
+	CurrentFolder *gen.Folder  `json:"currentFolder"`
+	Items         []gen.Item   `json:"items"`
+	Folders       []gen.Folder `json:"folders"`
+}
+
+func (h *handlers) content(ctx context.Context, user, folder string, start, num *int32) (exact, error) {
+	c, err := h.svc.UserContent(ctx, principal(ctx), user, folder, page(start, num))
+	if err != nil {
+		return exact{}, err
+	}
+	out := contentAnswer{Username: c.Username, Total: c.Total, Start: c.Start, Num: c.Num, NextStart: c.Next,
+		Items: make([]gen.Item, len(c.Items)), Folders: make([]gen.Folder, len(c.Folders))}
+	for i, it := range c.Items {
+		out.Items[i] = toGenItem(it)
+	}
+	for i, f := range c.Folders {
+		out.Folders[i] = toGenFolder(f)
+	}
+	if c.CurrentFolder != nil {
+		out.CurrentFolder = ptr(toGenFolder(*c.CurrentFolder))
+	}
+	return exact{out}, nil
+}
+
+func (h *handlers) GetUserContent(ctx context.Context, r gen.GetUserContentRequestObject) (gen.GetUserContentResponseObject, error) {
+	out, err := h.content(ctx, r.UserName, "", r.Params.Start, r.Params.Num)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (h *handlers) GetFolderContent(ctx context.Context, r gen.GetFolderContentRequestObject) (gen.GetFolderContentResponseObject, error) {
+	out, err := h.content(ctx, r.UserName, r.FolderId, r.Params.Start, r.Params.Num)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (h *handlers) GetItem(ctx context.Context, r gen.GetItemRequestObject) (gen.GetItemResponseObject, error) {
+	it, err := h.svc.Item(ctx, principal(ctx), r.ItemId)
+	if err != nil {
+		return nil, err
+	}
+	return exact{toGenItem(it)}, nil
+}
+
+func (h *handlers) GenerateToken(ctx context.Context, r gen.GenerateTokenRequestObject) (gen.GenerateTokenResponseObject, error) {
+	req := server.TokenRequest{Username: r.Body.Username, Password: r.Body.Password}
+	if r.Body.Expiration != nil {
+		req.Expiration = time.Duration(*r.Body.Expiration) * time.Minute
+	}
+	t, err := h.svc.GenerateToken(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GenerateToken200JSONResponse{Token: ptr(t.Token), Expires: ptr(t.Expires.UnixMilli()), Ssl: ptr(t.SSL)}, nil
+}

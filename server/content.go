@@ -1,0 +1,295 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MaxBatchIDs is the most item ids one moveItems or deleteItems request may name.
+const MaxBatchIDs = 1000
+
+// ItemResult is the outcome for one requested item id.
+type ItemResult struct {
+	ItemID string
+	Err    *Error // nil: success
+}
+
+// contentOwner resolves the user whose content a request names and checks
+// the caller may act on it with one of privs.
+func contentOwner(ctx context.Context, tx Tx, p Principal, username string, privs ...string) (User, error) {
+	u, err := resolveUser(ctx, tx, username)
+	if err != nil {
+		if p.Anonymous() {
+			return u, clone(ErrTokenRequired)
+		}
+		return u, err
+	}
+	return u, p.requireOwnerOr(u, privs...)
+}
+
+func checkBatch(ids []string) error {
+	if len(ids) == 0 {
+		return Invalid("items: at least one item id is required")
+	}
+	if len(ids) > MaxBatchIDs {
+		return Invalid(fmt.Sprintf("items: %d ids, the maximum is %d", len(ids), MaxBatchIDs))
+	}
+	return nil
+}
+
+// isRoot reports whether a folder parameter names the root folder.
+func isRoot(folder string) bool { f := strings.TrimSpace(folder); return f == "" || f == "/" }
+
+// MoveItems moves each of the user's items to folder ("/" or "" for the
+// root), reporting each id in request order. The whole batch runs in one
+// serializable transaction, so concurrent moves of the same item leave it in
+// exactly one folder and every result agrees with some serial order. An
+// unknown destination fails the whole request and moves nothing.
+func (s *Service) MoveItems(ctx context.Context, p Principal, username string, ids []string, folder string) ([]ItemResult, error) {
+	if err := checkBatch(ids); err != nil {
+		return nil, err
+	}
+	var results []ItemResult
+	err := s.store.Update(ctx, func(tx Tx) error {
+		results = results[:0]
+		owner, err := contentOwner(ctx, tx, p, username, PrivUpdateItems)
+		if err != nil {
+			return err
+		}
+		dest := ""
+		if !isRoot(folder) {
+			f, err := tx.Folder(ctx, owner.Username, strings.TrimSpace(folder))
+			if errors.Is(err, ErrNotFound) {
+				return Invalid(fmt.Sprintf("folder: %s is not a folder of %s", folder, owner.Username))
+			} else if err != nil {
+				return err
+			}
+			dest = f.ID
+		}
+		now := s.now()
+		for _, id := range ids {
+			it, err := tx.Item(ctx, id)
+			switch {
+			case errors.Is(err, ErrNotFound) || (err == nil && it.Owner != owner.Username):
+				results = append(results, ItemResult{ItemID: id, Err: clone(ErrItemNotFound)})
+				continue
+			case err != nil:
+				return err
+			case it.FolderID == dest:
+				results = append(results, ItemResult{ItemID: id, Err: &Error{Code: 500, Message: msgItemAlreadyThere}})
+				continue
+			}
+			it.FolderID, it.Modified = dest, now
+			if err := tx.PutItem(ctx, it); err != nil {
+				return err
+			}
+			results = append(results, ItemResult{ItemID: id})
+		}
+		return nil
+	})
+	return results, wrap("move items", err)
+}
+
+// DeleteItems deletes each of the user's items, reporting each id in order.
+func (s *Service) DeleteItems(ctx context.Context, p Principal, username string, ids []string) ([]ItemResult, error) {
+	if err := checkBatch(ids); err != nil {
+		return nil, err
+	}
+	var results []ItemResult
+	err := s.store.Update(ctx, func(tx Tx) error {
+		results = results[:0]
+		owner, err := contentOwner(ctx, tx, p, username, PrivDeleteItems, PrivUpdateItems)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			it, err := tx.Item(ctx, id)
+			switch {
+			case errors.Is(err, ErrNotFound) || (err == nil && it.Owner != owner.Username):
+				results = append(results, ItemResult{ItemID: id, Err: clone(ErrItemNotFound)})
+				continue
+			case err != nil:
+				return err
+			}
+			if err := tx.DeleteItem(ctx, id); err != nil {
+				return err
+			}
+			results = append(results, ItemResult{ItemID: id})
+		}
+		return nil
+	})
+	return results, wrap("delete items", err)
+}
+
+// CreateFolder creates a folder; titles are unique per user, case-insensitive.
+func (s *Service) CreateFolder(ctx context.Context, p Principal, username, title string) (Folder, error) {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return Folder{}, Invalid("title: required")
+	}
+	var out Folder
+	err := s.store.Update(ctx, func(tx Tx) error {
+		owner, err := contentOwner(ctx, tx, p, username, PrivUpdateItems)
+		if err != nil {
+			return err
+		}
+		folders, err := tx.Folders(ctx, owner.Username)
+		if err != nil {
+			return err
+		}
+		for _, f := range folders {
+			if strings.EqualFold(f.Title, title) {
+				return Invalid(fmt.Sprintf("title: a folder named %s already exists", title))
+			}
+		}
+		out = Folder{ID: s.newID(), Owner: owner.Username, Title: title, Created: s.now()}
+		return tx.PutFolder(ctx, out)
+	})
+	return out, wrap("create folder", err)
+}
+
+// DeleteFolder deletes a folder and the items in it.
+func (s *Service) DeleteFolder(ctx context.Context, p Principal, username, folderID string) (Folder, error) {
+	var out Folder
+	err := s.store.Update(ctx, func(tx Tx) error {
+		owner, err := contentOwner(ctx, tx, p, username, PrivDeleteItems, PrivUpdateItems)
+		if err != nil {
+			return err
+		}
+		f, err := tx.Folder(ctx, owner.Username, folderID)
+		if errors.Is(err, ErrNotFound) {
+			return notFound(msgFolderNotFound)
+		} else if err != nil {
+			return err
+		}
+		items, err := tx.Items(ctx, owner.Username, f.ID)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := tx.DeleteItem(ctx, it.ID); err != nil {
+				return err
+			}
+		}
+		out = f
+		return tx.DeleteFolder(ctx, owner.Username, f.ID)
+	})
+	return out, wrap("delete folder", err)
+}
+
+// NewItem is addItem's input.
+type NewItem struct {
+	Title, Type, Description string
+	Tags                     []string
+}
+
+// AddItem adds an item owned by the user in folderID ("" for the root).
+func (s *Service) AddItem(ctx context.Context, p Principal, username, folderID string, in NewItem) (Item, error) {
+	var problems []string
+	if strings.TrimSpace(in.Title) == "" {
+		problems = append(problems, "title: required")
+	}
+	if strings.TrimSpace(in.Type) == "" {
+		problems = append(problems, "type: required")
+	}
+	if len(problems) > 0 {
+		return Item{}, Invalid(problems...)
+	}
+	var out Item
+	err := s.store.Update(ctx, func(tx Tx) error {
+		owner, err := contentOwner(ctx, tx, p, username, PrivUpdateItems)
+		if err != nil {
+			return err
+		}
+		if folderID != "" {
+			if _, err := tx.Folder(ctx, owner.Username, folderID); errors.Is(err, ErrNotFound) {
+				return notFound(msgFolderNotFound)
+			} else if err != nil {
+				return err
+			}
+		}
+		now := s.now()
+		out = Item{ID: s.newID(), Owner: owner.Username, FolderID: folderID, Title: strings.TrimSpace(in.Title),
+			Type: strings.TrimSpace(in.Type), Description: in.Description, Tags: cleanTags(in.Tags), Created: now, Modified: now}
+		return tx.PutItem(ctx, out)
+	})
+	return out, wrap("add item", err)
+}
+
+func cleanTags(tags []string) []string {
+	out := []string{}
+	for _, t := range tags {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Content is a page of one folder of a user's content.
+type Content struct {
+	Username                string
+	Total, Start, Num, Next int
+	CurrentFolder           *Folder // nil at the root
+	Items                   []Item
+	Folders                 []Folder // at the root only
+}
+
+// UserContent lists one folder ("" for the root) of a user's content.
+func (s *Service) UserContent(ctx context.Context, p Principal, username, folderID string, page Page) (Content, error) {
+	var out Content
+	err := s.store.View(ctx, func(tx Tx) error {
+		owner, err := contentOwner(ctx, tx, p, username, PrivViewItems, PrivUpdateItems)
+		if err != nil {
+			return err
+		}
+		out = Content{Username: owner.Username, Start: page.Start, Num: page.Num, Folders: []Folder{}}
+		if folderID != "" {
+			f, err := tx.Folder(ctx, owner.Username, folderID)
+			if errors.Is(err, ErrNotFound) {
+				return notFound(msgFolderNotFound)
+			} else if err != nil {
+				return err
+			}
+			out.CurrentFolder = &f
+		} else if out.Folders, err = tx.Folders(ctx, owner.Username); err != nil {
+			return err
+		}
+		items, err := tx.Items(ctx, owner.Username, folderID)
+		if err != nil {
+			return err
+		}
+		lo, hi, next := page.window(len(items))
+		out.Total, out.Next, out.Items = len(items), next, items[lo:hi]
+		return nil
+	})
+	return out, wrap("read user content", err)
+}
+
+// Item returns one item, to its owner or an administrator of its organization.
+func (s *Service) Item(ctx context.Context, p Principal, id string) (Item, error) {
+	var out Item
+	err := s.store.View(ctx, func(tx Tx) error {
+		if p.Anonymous() {
+			return clone(ErrTokenRequired)
+		}
+		it, err := tx.Item(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return clone(ErrItemNotFound)
+		} else if err != nil {
+			return err
+		}
+		owner, err := tx.User(ctx, it.Owner)
+		if err != nil {
+			return err
+		}
+		if p.requireOwnerOr(owner, PrivViewItems, PrivUpdateItems) != nil {
+			return clone(ErrItemNotFound) // inaccessible looks like absent, as the portal answers
+		}
+		out = it
+		return nil
+	})
+	return out, wrap("read item", err)
+}

@@ -1,0 +1,179 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Service carries out every operation's rules on a Store. It is safe for
+// concurrent use; all state lives in the store, so several processes on one
+// PostgreSQL store behave as one portal.
+type Service struct {
+	store Store
+	gates Gates
+	now   func() time.Time
+	newID func() string
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock sets the clock (tests).
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithIDs sets the id generator (tests).
+func WithIDs(newID func() string) Option { return func(s *Service) { s.newID = newID } }
+
+// NewService returns a Service on store emulating the deployment and version
+// in gates.
+func NewService(store Store, gates Gates, opts ...Option) *Service {
+	s := &Service{store: store, gates: gates, now: time.Now, newID: randomID}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Store returns the service's store.
+func (s *Service) Store() Store { return s.store }
+
+// Gates returns the emulated deployment and version.
+func (s *Service) Gates() Gates { return s.gates }
+
+// randomID returns 32 lowercase hex digits, the shape of portal ids.
+func randomID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// resolveOrg returns the organization portalID names ("self" is the caller's).
+func resolveOrg(ctx context.Context, tx Tx, p Principal, portalID string) (Organization, error) {
+	if portalID == "self" {
+		if p.Anonymous() {
+			return Organization{}, clone(ErrTokenRequired)
+		}
+		portalID = p.User.OrgID
+	}
+	org, err := tx.Organization(ctx, portalID)
+	if errors.Is(err, ErrNotFound) {
+		return org, notFound(msgPortalNotFound)
+	}
+	return org, err
+}
+
+// resolveUser returns the user a content or member operation names.
+func resolveUser(ctx context.Context, tx Tx, username string) (User, error) {
+	u, err := tx.User(ctx, username)
+	if errors.Is(err, ErrNotFound) {
+		return u, notFound(msgUserNotFound)
+	}
+	return u, err
+}
+
+// Authenticate returns the principal a token stands for: ErrInvalidToken for
+// an unknown or expired one. An empty token is the anonymous principal.
+func (s *Service) Authenticate(ctx context.Context, token string) (Principal, error) {
+	if token == "" {
+		return Principal{}, nil
+	}
+	var p Principal
+	err := s.store.View(ctx, func(tx Tx) error {
+		t, err := tx.Token(ctx, token)
+		if errors.Is(err, ErrNotFound) {
+			return clone(ErrInvalidToken)
+		} else if err != nil {
+			return err
+		}
+		if !t.Expires.IsZero() && !s.now().Before(t.Expires) {
+			return clone(ErrInvalidToken)
+		}
+		u, err := tx.User(ctx, t.Username)
+		if errors.Is(err, ErrNotFound) {
+			return clone(ErrInvalidToken)
+		} else if err != nil {
+			return err
+		}
+		p.User = u
+		switch u.Role {
+		case RoleAdmin, RolePublisher, RoleUser:
+		default:
+			r, err := tx.Role(ctx, u.OrgID, u.Role)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			p.Privileges = r.Privileges
+		}
+		return nil
+	})
+	return p, err
+}
+
+// TokenRequest is generateToken's input.
+type TokenRequest struct {
+	Username, Password string
+	Expiration         time.Duration // 0: one hour
+	SSL                bool          // whether the request came over HTTPS
+}
+
+// IssuedToken is generateToken's output.
+type IssuedToken struct {
+	Token   string
+	Expires time.Time
+	SSL     bool
+}
+
+// MaxTokenExpiration is the longest validity generateToken grants.
+const MaxTokenExpiration = 14 * 24 * time.Hour
+
+// GenerateToken exchanges a user name and password for a token.
+func (s *Service) GenerateToken(ctx context.Context, req TokenRequest) (IssuedToken, error) {
+	exp := req.Expiration
+	if exp <= 0 {
+		exp = time.Hour
+	}
+	exp = min(exp, MaxTokenExpiration)
+	var out IssuedToken
+	err := s.store.Update(ctx, func(tx Tx) error {
+		u, err := tx.User(ctx, req.Username)
+		if errors.Is(err, ErrNotFound) || (err == nil && !CheckPassword(u.PasswordHash, req.Password)) {
+			return Invalid(msgInvalidCredential)
+		} else if err != nil {
+			return err
+		}
+		out = IssuedToken{Token: randomID(), Expires: s.now().Add(exp).Truncate(time.Millisecond), SSL: req.SSL}
+		return tx.PutToken(ctx, Token{Token: out.Token, Username: u.Username, Expires: out.Expires})
+	})
+	return out, err
+}
+
+// Page is the paging of a list read (1-based start, as the portal).
+type Page struct{ Start, Num int }
+
+// DefaultPage is the page when none is asked for.
+var DefaultPage = Page{Start: 1, Num: 10}
+
+// window returns the slice bounds of p over n entries and the next start (-1 at the end).
+func (p Page) window(n int) (lo, hi, next int) {
+	lo = min(max(p.Start, 1)-1, n)
+	hi = min(lo+max(p.Num, 0), n)
+	next = -1
+	if hi < n {
+		next = hi + 1
+	}
+	return lo, hi, next
+}
+
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := AsError(err); ok {
+		return err
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

@@ -1,0 +1,345 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// SettingsUpdate is settings/update's input. Each field holds the JSON
+// document sent for that parameter; nil means the parameter was not sent.
+type SettingsUpdate struct {
+	AnonymousAccessNotice     json.RawMessage
+	AuthenticatedAccessNotice json.RawMessage
+	InformationalBanner       json.RawMessage
+	PortalConfigProperties    json.RawMessage
+	// ClearEmptyFields turns a notice or banner sent as {} into a cleared setting.
+	ClearEmptyFields bool
+}
+
+// UpdateSettings applies settings/update: each notice or banner given
+// replaces the stored one wholly, portalConfigProperties merges key by key
+// (null removes a key), and nothing is stored when any part is invalid.
+func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID string, u SettingsUpdate) error {
+	return wrap("update settings", s.store.Update(ctx, func(tx Tx) error {
+		org, err := resolveOrg(ctx, tx, p, portalID)
+		if err != nil {
+			return err
+		}
+		if err := p.require(org.ID, PrivManageSecurity); err != nil {
+			return err
+		}
+		cur, err := tx.Settings(ctx, org.ID)
+		if err != nil {
+			return err
+		}
+		var problems []string
+		if u.AnonymousAccessNotice != nil {
+			cur.AnonymousAccessNotice = decodeNotice("anonymousAccessNotice", u.AnonymousAccessNotice, u.ClearEmptyFields, &problems)
+		}
+		if u.AuthenticatedAccessNotice != nil {
+			cur.AuthenticatedAccessNotice = decodeNotice("authenticatedAccessNotice", u.AuthenticatedAccessNotice, u.ClearEmptyFields, &problems)
+		}
+		if u.InformationalBanner != nil {
+			cur.InformationalBanner = decodeBanner(u.InformationalBanner, u.ClearEmptyFields, &problems)
+		}
+		if u.PortalConfigProperties != nil {
+			cur.PortalConfig = s.mergePortalConfig(cur.PortalConfig, u.PortalConfigProperties, &problems)
+		}
+		if len(problems) > 0 {
+			return Invalid(problems...)
+		}
+		return tx.PutSettings(ctx, org.ID, cur)
+	}))
+}
+
+// Settings returns the settings read. Anonymous callers, and callers of
+// another organization, do not see portalConfigProperties; on a deployment
+// without them they are never shown.
+func (s *Service) Settings(ctx context.Context, p Principal, portalID string) (Settings, error) {
+	var out Settings
+	err := s.store.View(ctx, func(tx Tx) error {
+		org, err := resolveOrg(ctx, tx, p, portalID)
+		if err != nil {
+			return err
+		}
+		if !p.Anonymous() && p.User.OrgID != org.ID {
+			return clone(ErrForbidden)
+		}
+		out, err = tx.Settings(ctx, org.ID)
+		if err != nil {
+			return err
+		}
+		if p.Anonymous() || s.gates.Check("portalConfigProperties") != "" {
+			out.PortalConfig = nil
+		} else if out.PortalConfig == nil {
+			out.PortalConfig = map[string]json.RawMessage{}
+		}
+		return nil
+	})
+	return out, wrap("read settings", err)
+}
+
+// decodeObject decodes a JSON object strictly; it reports false (with a
+// problem) when raw is not an object of the expected fields.
+func decodeObject(field string, raw json.RawMessage, v any, problems *[]string) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		*problems = append(*problems, fmt.Sprintf("%s: %s", field, jsonReason(err)))
+		return false
+	}
+	return true
+}
+
+func jsonReason(err error) string {
+	var ute *json.UnmarshalTypeError
+	if e, ok := err.(*json.UnmarshalTypeError); ok {
+		ute = e
+		return fmt.Sprintf("%s must be a %s, not a JSON %s", ute.Field, ute.Type, ute.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func decodeNotice(field string, raw json.RawMessage, clearEmpty bool, problems *[]string) *AccessNotice {
+	var n AccessNotice
+	if !decodeObject(field, raw, &n, problems) {
+		return nil
+	}
+	if clearEmpty && n == (AccessNotice{}) {
+		return nil
+	}
+	if n.Buttons != nil && *n.Buttons != "acceptAndDecline" && *n.Buttons != "okOnly" {
+		*problems = append(*problems, fmt.Sprintf(`%s.buttons: %q is not acceptAndDecline or okOnly`, field, *n.Buttons))
+	}
+	if n.Enabled != nil && *n.Enabled {
+		requireWhenEnabled(field, "notice", problems, "title", n.Title, "text", n.Text, "buttons", n.Buttons)
+	}
+	return &n
+}
+
+func decodeBanner(raw json.RawMessage, clearEmpty bool, problems *[]string) *Banner {
+	const field = "informationalBanner"
+	var b Banner
+	if !decodeObject(field, raw, &b, problems) {
+		return nil
+	}
+	if clearEmpty && b == (Banner{}) {
+		return nil
+	}
+	if b.Enabled != nil && *b.Enabled {
+		requireWhenEnabled(field, "banner", problems, "text", b.Text, "bgColor", b.BgColor, "fontColor", b.FontColor)
+	}
+	for _, c := range []struct {
+		name  string
+		value *string
+	}{{"bgColor", b.BgColor}, {"fontColor", b.FontColor}} {
+		if c.value != nil && *c.value != "" && !validColor(*c.value) {
+			*problems = append(*problems, fmt.Sprintf("%s.%s: %q is not a CSS color name or a #rgb, #rgba, #rrggbb or #rrggbbaa value", field, c.name, *c.value))
+		}
+	}
+	return &b
+}
+
+// requireWhenEnabled takes name/value pairs and reports each empty one.
+func requireWhenEnabled(field, what string, problems *[]string, pairs ...any) {
+	for i := 0; i < len(pairs); i += 2 {
+		v := pairs[i+1].(*string)
+		if v == nil || strings.TrimSpace(*v) == "" {
+			*problems = append(*problems, fmt.Sprintf("%s.%s: required when the %s is enabled", field, pairs[i], what))
+		}
+	}
+}
+
+// portalConfigRules checks the value of each named advanced configuration
+// property; a nil rule means any JSON scalar or array (unnamed properties).
+var portalConfigRules = map[string]func(json.RawMessage) string{
+	"extentService":                   checkURL,
+	"gcsBasemapService":               checkURL,
+	"surveyUrl":                       checkURL,
+	"iotViewerUrl":                    checkURL,
+	"footerLinks":                     checkFooterLinks,
+	"httpsDomains":                    checkHostList,
+	"tokenExpiration":                 checkPositiveInt,
+	"longTokenExpiration":             checkPositiveInt,
+	"searchHostedEnabled":             checkBool,
+	"portalHostedConfigEnabled":       checkBool,
+	"portalLivingAtlasConfigEnabled":  checkBool,
+	"restrictOrganizationPageToAdmin": checkBool,
+	"sceneViewerEnabled":              checkBool,
+	"webAppBuilderEnabled":            checkBool,
+	"configurePortalHostedEnv":        checkHostName,
+	"showInAppLauncher":               checkString,
+}
+
+func (s *Service) mergePortalConfig(cur map[string]json.RawMessage, raw json.RawMessage, problems *[]string) map[string]json.RawMessage {
+	const field = "portalConfigProperties"
+	if reason := s.gates.Check(field); reason != "" {
+		*problems = append(*problems, reason)
+		return cur
+	}
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &in); err != nil || in == nil {
+		*problems = append(*problems, field+": must be a JSON object")
+		return cur
+	}
+	out := maps.Clone(cur)
+	if out == nil {
+		out = map[string]json.RawMessage{}
+	}
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // so details come in a stable order
+	for _, k := range keys {
+		v, path := in[k], field+"."+k
+		if reason := s.gates.Check(path); reason != "" {
+			*problems = append(*problems, reason)
+			continue
+		}
+		if k == "" {
+			*problems = append(*problems, field+": a property name is empty")
+			continue
+		}
+		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			delete(out, k)
+			continue
+		}
+		check, named := portalConfigRules[k]
+		if !named {
+			check = checkScalarOrArray
+		}
+		if reason := check(v); reason != "" {
+			*problems = append(*problems, path+": "+reason)
+			continue
+		}
+		var buf bytes.Buffer
+		_ = json.Compact(&buf, v)
+		out[k] = buf.Bytes()
+	}
+	return out
+}
+
+func checkURL(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "must be a string holding an absolute http or https URL"
+	}
+	if !validURL(s) {
+		return fmt.Sprintf("%q is not an absolute http or https URL", s)
+	}
+	return ""
+}
+
+func validURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) && u.Host != "" && !strings.ContainsAny(s, " \t\r\n")
+}
+
+var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
+
+func checkHostName(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil || len(s) > 253 || !hostName.MatchString(s) {
+		return "must be a host name"
+	}
+	return ""
+}
+
+func checkHostList(v json.RawMessage) string {
+	var list []string
+	if json.Unmarshal(v, &list) != nil {
+		return "must be an array of host names"
+	}
+	for i, h := range list {
+		if len(h) > 253 || !hostName.MatchString(h) {
+			return fmt.Sprintf("[%d] %q is not a host name", i, h)
+		}
+	}
+	return ""
+}
+
+func checkPositiveInt(v json.RawMessage) string {
+	var n json.Number
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	if dec.Decode(&n) != nil {
+		return "must be a positive integer (minutes)"
+	}
+	i, err := n.Int64()
+	if err != nil || i < 1 || i > 1<<31-1 {
+		return fmt.Sprintf("%s is not a positive integer (minutes)", n)
+	}
+	return ""
+}
+
+func checkBool(v json.RawMessage) string {
+	var b bool
+	if json.Unmarshal(v, &b) != nil {
+		return "must be true or false"
+	}
+	return ""
+}
+
+func checkString(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "must be a string"
+	}
+	return ""
+}
+
+func checkScalarOrArray(v json.RawMessage) string {
+	if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '{' {
+		return "must be a JSON scalar or array"
+	}
+	return ""
+}
+
+func checkFooterLinks(v json.RawMessage) string {
+	var links []map[string]json.RawMessage
+	if json.Unmarshal(v, &links) != nil {
+		return "must be an array of {title, url} or {title, email, type} objects"
+	}
+	for i, l := range links {
+		str := func(k string) (string, bool) {
+			var s string
+			raw, ok := l[k]
+			return s, ok && json.Unmarshal(raw, &s) == nil
+		}
+		for k := range l {
+			if k != "title" && k != "url" && k != "email" && k != "type" {
+				return fmt.Sprintf("[%d].%s: unknown property", i, k)
+			}
+		}
+		if t, ok := str("title"); !ok || strings.TrimSpace(t) == "" {
+			return fmt.Sprintf("[%d].title: required", i)
+		}
+		u, hasURL := str("url")
+		e, hasEmail := str("email")
+		typ, hasType := str("type")
+		switch {
+		case hasURL && !hasEmail && !hasType:
+			if !validURL(u) {
+				return fmt.Sprintf("[%d].url: %q is not an absolute http or https URL", i, u)
+			}
+		case hasEmail && hasType && !hasURL:
+			if at := strings.IndexByte(e, '@'); at <= 0 || at == len(e)-1 || strings.ContainsAny(e, " \t") {
+				return fmt.Sprintf("[%d].email: %q is not an email address", i, e)
+			}
+			if typ != "contactUs" && typ != "reportAbuse" {
+				return fmt.Sprintf("[%d].type: %q is not contactUs or reportAbuse", i, typ)
+			}
+		default:
+			return fmt.Sprintf("[%d]: needs either url, or email and type", i)
+		}
+	}
+	return ""
+}

@@ -9,6 +9,11 @@ export PORTAL_TEST_POSTGRES
 
 .PHONY: all generate check lint lint-spec test test-go run bench fuzz tools clean
 
+# Fragments append to these.
+TEST_TARGETS := test-go
+BENCH_TARGETS := bench-go
+include $(sort $(wildcard mk/*.mk))
+
 all: check lint test-go
 
 ## generate: rebuild gen/*.gen.go from openapi.yaml
@@ -37,7 +42,8 @@ lint-spec: $(REDOCLY)
 	$(REDOCLY) lint openapi.yaml --config tools/redocly/redocly.yaml --format=stylish
 
 ## test: every check and every test (PostgreSQL tests use PORTAL_TEST_POSTGRES)
-test: check lint test-go
+test: check lint
+	$(MAKE) --no-print-directory $(TEST_TARGETS)
 
 test-go:
 	$(GO) test -count=1 ./...
@@ -48,6 +54,9 @@ run:
 
 ## bench: Go benchmarks per operation
 bench:
+	$(MAKE) --no-print-directory $(BENCH_TARGETS)
+
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:

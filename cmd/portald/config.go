@@ -1,0 +1,147 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/orgportal/portal-api/server"
+)
+
+// Config is portald's configuration: flags, each defaulting to an
+// environment variable.
+type Config struct {
+	Addr             string // listen address; port 0 picks a free port
+	Context          string // "" or "/name": the segment before /sharing/rest
+	DB               string // SQLite file, ":memory:", or postgres://...
+	Seed             string // seed file; "" for the built-in demo organizations
+	Version          string // emulated portal version, major.minor
+	Deployment       string // "enterprise" or "online"
+	AllowRemoteReset bool   // allow POST /emulator/reset from other than loopback
+	LogLevel         slog.Level
+}
+
+// setting is one flag and the environment variable that gives its default.
+type setting struct {
+	flag, env, def, usage string
+}
+
+var settings = []setting{
+	{"addr", "PORTAL_ADDR", "127.0.0.1:8080", "listen `address` (host:port; port 0 picks a free port)"},
+	{"context", "PORTAL_CONTEXT", "", "context `segment` before /sharing/rest, such as /portal"},
+	{"db", "PORTAL_DB", "portal.db", "store: an SQLite `file`, :memory: for a throwaway store, or postgres://... for PostgreSQL"},
+	{"seed", "PORTAL_SEED", "", "YAML or JSON seed `file` applied when the store is empty (default: the built-in demo organizations)"},
+	{"version", "PORTAL_VERSION", "11.5", "portal `version` emulated (major.minor)"},
+	{"deployment", "PORTAL_DEPLOYMENT", "enterprise", "deployment emulated: enterprise or online"},
+	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "allow POST /emulator/reset from addresses other than loopback"},
+	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error"},
+}
+
+var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
+
+// Load reads the configuration from args (without the program name), with
+// defaults from getenv. A flag given on the command line beats its
+// environment variable. -h or -help yields flag.ErrHelp.
+func Load(args []string, getenv func(string) string) (Config, error) {
+	var c Config
+	fs, envErrs := newFlagSet(&c, getenv)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q: portald takes flags only", fs.Arg(0))
+	}
+	// An unusable environment value matters only when no flag replaced it.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, s := range settings {
+		if err := envErrs[s.flag]; err != nil && !given[s.flag] {
+			return Config{}, err
+		}
+	}
+	if err := c.validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// newFlagSet defines the flags on c with their defaults taken from getenv,
+// and returns the environment values that did not parse, by flag name.
+func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[string]error) {
+	fs := flag.NewFlagSet("portald", flag.ContinueOnError)
+	envErrs := map[string]error{}
+	for _, s := range settings {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		usage := s.usage + " (env " + s.env + ")"
+		switch s.flag {
+		case "addr":
+			fs.StringVar(&c.Addr, s.flag, def, usage)
+		case "context":
+			fs.StringVar(&c.Context, s.flag, def, usage)
+		case "db":
+			fs.StringVar(&c.DB, s.flag, def, usage)
+		case "seed":
+			fs.StringVar(&c.Seed, s.flag, def, usage)
+		case "version":
+			fs.StringVar(&c.Version, s.flag, def, usage)
+		case "deployment":
+			fs.StringVar(&c.Deployment, s.flag, def, usage)
+		case "allow-remote-reset":
+			b, err := strconv.ParseBool(def)
+			if err != nil {
+				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a boolean (true or false)", s.flag, s.env, def)
+			}
+			fs.BoolVar(&c.AllowRemoteReset, s.flag, b, usage)
+		case "log-level":
+			var l slog.Level
+			if err := l.UnmarshalText([]byte(def)); err != nil {
+				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a log level (debug, info, warn or error)", s.flag, s.env, def)
+			}
+			fs.TextVar(&c.LogLevel, s.flag, l, usage)
+		default:
+			panic("no flag for setting " + s.flag)
+		}
+	}
+	return fs, envErrs
+}
+
+func (c Config) validate() error {
+	var errs []error
+	bad := func(flag, env, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("-%s (%s): %s", flag, env, fmt.Sprintf(format, args...)))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("addr", "PORTAL_ADDR", "%q is not host:port", c.Addr)
+	}
+	if c.Context != "" && (!strings.HasPrefix(c.Context, "/") || strings.HasSuffix(c.Context, "/")) {
+		bad("context", "PORTAL_CONTEXT", "%q must start with / and not end with / (such as /portal), or be empty", c.Context)
+	}
+	if c.DB == "" {
+		bad("db", "PORTAL_DB", "must not be empty")
+	}
+	if _, err := server.ParseVersion(c.Version); err != nil || !versionRE.MatchString(c.Version) {
+		bad("version", "PORTAL_VERSION", "%q is not a version such as 11.5 (major.minor)", c.Version)
+	}
+	if c.Deployment != server.DeploymentEnterprise && c.Deployment != server.DeploymentOnline {
+		bad("deployment", "PORTAL_DEPLOYMENT", "%q is neither enterprise nor online", c.Deployment)
+	}
+	return errors.Join(errs...)
+}
+
+// usage writes the flags and their environment variables to w.
+func usage(w io.Writer, getenv func(string) string) {
+	fs, _ := newFlagSet(new(Config), getenv)
+	fs.SetOutput(w)
+	fmt.Fprintf(w, "Usage: portald [flags]\n\nportald emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest.\n\nFlags:\n")
+	fs.PrintDefaults()
+}

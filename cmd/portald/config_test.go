@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadDefaults(t *testing.T) {
+	got, err := Load(nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Addr: "127.0.0.1:8080", Context: "", DB: "portal.db", Seed: "",
+		Version: "11.5", Deployment: "enterprise", AllowRemoteReset: false, LogLevel: slog.LevelInfo,
+	}
+	if got != want {
+		t.Fatalf("Load() = %+v\nwant %+v", got, want)
+	}
+}
+
+var fromEnv = map[string]string{
+	"PORTAL_ADDR":               "0.0.0.0:9000",
+	"PORTAL_CONTEXT":            "/portal",
+	"PORTAL_DB":                 ":memory:",
+	"PORTAL_SEED":               "seed.yaml",
+	"PORTAL_VERSION":            "10.8",
+	"PORTAL_DEPLOYMENT":         "online",
+	"PORTAL_ALLOW_REMOTE_RESET": "true",
+	"PORTAL_LOG_LEVEL":          "debug",
+}
+
+func TestLoadEnv(t *testing.T) {
+	got, err := Load(nil, env(fromEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Addr: "0.0.0.0:9000", Context: "/portal", DB: ":memory:", Seed: "seed.yaml",
+		Version: "10.8", Deployment: "online", AllowRemoteReset: true, LogLevel: slog.LevelDebug,
+	}
+	if got != want {
+		t.Fatalf("Load() = %+v\nwant %+v", got, want)
+	}
+}
+
+func TestLoadFlagBeatsEnv(t *testing.T) {
+	args := []string{
+		"-addr", "127.0.0.1:0", "-context", "/arcgis", "-db", "other.db", "-seed", "mine.json",
+		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-reset=false", "-log-level", "warn",
+	}
+	got, err := Load(args, env(fromEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Addr: "127.0.0.1:0", Context: "/arcgis", DB: "other.db", Seed: "mine.json",
+		Version: "11.1", Deployment: "enterprise", AllowRemoteReset: false, LogLevel: slog.LevelWarn,
+	}
+	if got != want {
+		t.Fatalf("Load() = %+v\nwant %+v", got, want)
+	}
+
+	// A flag also replaces an environment value that would not parse.
+	e := env(map[string]string{"PORTAL_ALLOW_REMOTE_RESET": "maybe", "PORTAL_LOG_LEVEL": "loud", "PORTAL_VERSION": "eleven"})
+	got, err = Load([]string{"-allow-remote-reset", "-log-level", "error", "-version", "11.0"}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.AllowRemoteReset || got.LogLevel != slog.LevelError || got.Version != "11.0" {
+		t.Fatalf("Load() = %+v", got)
+	}
+}
+
+func TestLoadInvalid(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string // the error must contain it
+	}{
+		{"context without slash", []string{"-context", "portal"}, nil, "-context"},
+		{"context ending with slash", []string{"-context", "/portal/"}, nil, "-context"},
+		{"context slash only", nil, map[string]string{"PORTAL_CONTEXT": "/"}, "-context (PORTAL_CONTEXT)"},
+		{"version without minor", []string{"-version", "11"}, nil, "-version"},
+		{"version with patch", []string{"-version", "11.5.1"}, nil, "-version"},
+		{"version not numeric", nil, map[string]string{"PORTAL_VERSION": "x.y"}, "-version (PORTAL_VERSION)"},
+		{"version signed", []string{"-version", "+11.5"}, nil, "-version"},
+		{"version with space", []string{"-version", " 11.5"}, nil, "-version"},
+		{"deployment", []string{"-deployment", "cloud"}, nil, "-deployment"},
+		{"deployment from env", nil, map[string]string{"PORTAL_DEPLOYMENT": "Online"}, "-deployment (PORTAL_DEPLOYMENT)"},
+		{"addr", []string{"-addr", "8080"}, nil, "-addr"},
+		{"db empty", []string{"-db", ""}, nil, "-db"},
+		{"allow-remote-reset flag", []string{"-allow-remote-reset=maybe"}, nil, "-allow-remote-reset"},
+		{"allow-remote-reset env", nil, map[string]string{"PORTAL_ALLOW_REMOTE_RESET": "maybe"}, "-allow-remote-reset: PORTAL_ALLOW_REMOTE_RESET"},
+		{"log-level flag", []string{"-log-level", "loud"}, nil, "-log-level"},
+		{"log-level env", nil, map[string]string{"PORTAL_LOG_LEVEL": "loud"}, "-log-level: PORTAL_LOG_LEVEL"},
+		{"unknown flag", []string{"-port", "80"}, nil, "-port"},
+		{"positional argument", []string{"serve"}, nil, `unexpected argument "serve"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load(c.args, env(c.env))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Load(%q) = %v, want an error containing %q", c.args, err, c.want)
+			}
+		})
+	}
+}
+
+func TestLoadReportsEveryInvalidFlag(t *testing.T) {
+	_, err := Load([]string{"-context", "x", "-version", "1", "-deployment", "y"}, env(nil))
+	for _, f := range []string{"-context", "-version", "-deployment"} {
+		if err == nil || !strings.Contains(err.Error(), f) {
+			t.Errorf("Load() = %v, want it to name %s", err, f)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	if _, err := Load([]string{"-h"}, env(nil)); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("Load(-h) = %v, want flag.ErrHelp", err)
+	}
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"-help"}, env(nil), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range settings {
+		if !strings.Contains(out.String(), "-"+s.flag) || !strings.Contains(out.String(), s.env) {
+			t.Errorf("usage does not list -%s and %s:\n%s", s.flag, s.env, out.String())
+		}
+	}
+}

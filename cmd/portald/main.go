@@ -1,0 +1,194 @@
+// Command portald emulates an organization portal's REST API (the "sharing"
+// API described by openapi.yaml) on a SQLite or PostgreSQL store, seeded with
+// the built-in demo organizations or a seed file. Run portald -h for its flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/orgportal/portal-api/server"
+	"github.com/orgportal/portal-api/server/api"
+	"github.com/orgportal/portal-api/server/seed"
+	"github.com/orgportal/portal-api/server/sqlstore"
+)
+
+// Server timeouts. Requests are small forms (at most 1 MiB) answered from
+// the store, so anything slower than these is a stuck client.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 60 * time.Second
+	idleTimeout       = 120 * time.Second
+	shutdownTimeout   = 15 * time.Second
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, a second one kills at once.
+		<-ctx.Done()
+		stop()
+	}()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "portald:", err)
+		os.Exit(1)
+	}
+}
+
+// run starts the emulator and serves until ctx is cancelled, then stops
+// accepting connections, lets requests in flight finish and closes the
+// store. Its first line on stdout names the address it listens on.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) (err error) {
+	cfg, err := Load(args, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		usage(stdout, getenv)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	slog.SetDefault(logger)
+
+	// The seed is read even when the store already has data: a broken seed
+	// file should stop start-up, not the first reset.
+	seedFile, demo := seed.Demo(), cfg.Seed == ""
+	if !demo {
+		if seedFile, err = seed.ReadFile(cfg.Seed); err != nil {
+			return err
+		}
+	}
+
+	store, err := sqlstore.Open(ctx, cfg.DB)
+	if err != nil {
+		return fmt.Errorf("opening store %s: %w", describeStore(cfg.DB), err)
+	}
+	defer func() {
+		if cerr := store.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("closing store: %w", cerr))
+		}
+	}()
+
+	var seeded bool
+	err = store.Update(ctx, func(tx server.Tx) error {
+		empty, err := tx.Empty(ctx)
+		if err != nil || !empty {
+			seeded = false
+			return err
+		}
+		seeded = true
+		return seedFile.Apply(ctx, tx, time.Now())
+	})
+	if err != nil {
+		return fmt.Errorf("seeding store: %w", err)
+	}
+
+	h, err := api.New(api.Config{
+		Store: store, Context: cfg.Context, Version: cfg.Version, Deployment: cfg.Deployment,
+		Logger: logger, AllowRemoteReset: cfg.AllowRemoteReset,
+		Reseed: func(ctx context.Context, tx server.Tx) error { return seedFile.Apply(ctx, tx, time.Now()) },
+	})
+	if err != nil {
+		return err
+	}
+
+	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, seeded))
+	logger.Info("serving", "addr", ln.Addr().String(), "version", cfg.Version, "deployment", cfg.Deployment)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("requests still in flight at the shutdown deadline; closing their connections", "err", err)
+		_ = srv.Close()
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving: %w", err)
+	}
+	return nil
+}
+
+// startLine is the start-up message: address, base URL, emulated portal,
+// store, and the demo tokens when the demo seed is in use.
+func startLine(cfg Config, addr string, f *seed.File, demo, seeded bool) string {
+	host, port, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	base := "http://" + net.JoinHostPort(host, port) + cfg.Context + "/sharing/rest"
+
+	var data string
+	switch {
+	case !seeded:
+		data = "existing data"
+	case demo:
+		data = "new, seeded with the demo organizations"
+	default:
+		data = "new, seeded from " + cfg.Seed
+	}
+	line := fmt.Sprintf("portald listening on %s, API at %s, portal %s %s, store %s (%s)",
+		addr, base, cfg.Version, cfg.Deployment, describeStore(cfg.DB), data)
+	if demo {
+		var toks []string
+		for _, o := range f.Organizations {
+			for _, u := range o.Users {
+				if len(u.Tokens) > 0 {
+					toks = append(toks, u.Username+"="+u.Tokens[0])
+				}
+			}
+		}
+		line += ", demo tokens: " + strings.Join(toks, " ")
+	}
+	return line
+}
+
+// describeStore names the store for humans, without a PostgreSQL password.
+func describeStore(dsn string) string {
+	switch {
+	case dsn == ":memory:":
+		return "in-memory SQLite (discarded at exit)"
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		if u, err := url.Parse(dsn); err == nil {
+			return "PostgreSQL " + u.Redacted()
+		}
+		return "PostgreSQL"
+	default:
+		return "SQLite file " + dsn
+	}
+}

@@ -1,0 +1,315 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orgportal/portal-api/server"
+	"github.com/orgportal/portal-api/server/storetest"
+)
+
+// openT opens a store for a test and closes it at the test's end.
+func openT(t *testing.T, dsn string) *Store {
+	t.Helper()
+	s, err := Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+func sqliteFile(t *testing.T) string {
+	return filepath.Join(t.TempDir(), "portal.db")
+}
+
+func TestSQLiteFile(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) server.Store { return openT(t, sqliteFile(t)) })
+}
+
+func TestSQLiteMemory(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) server.Store { return openT(t, ":memory:") })
+}
+
+func TestPostgres(t *testing.T) {
+	base := postgresURL(t)
+	storetest.Run(t, func(t *testing.T) server.Store { return openT(t, postgresSchema(t, base)) })
+}
+
+// postgresURL is the database the PostgreSQL tests use. A set but unreachable
+// database fails the test: only an unset variable skips it.
+func postgresURL(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("PORTAL_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("PORTAL_TEST_POSTGRES is not set: set it to a PostgreSQL URL " +
+			"(e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to run the PostgreSQL tests")
+	}
+	return dsn
+}
+
+// postgresSchema creates a schema of its own for a test in the database at
+// base, drops it when the test ends, and returns base set to use it.
+func postgresSchema(t *testing.T, base string) string {
+	t.Helper()
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("PORTAL_TEST_POSTGRES: %v", err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	if err := admin.PingContext(t.Context()); err != nil {
+		t.Fatalf("PORTAL_TEST_POSTGRES is set but the database does not answer: %v", err)
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	schema := "portal_test_" + hex.EncodeToString(b[:])
+	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		// t.Context is done by now.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("PORTAL_TEST_POSTGRES: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func migrationCount(t *testing.T) int {
+	t.Helper()
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no migrations: %v", err)
+	}
+	return len(names)
+}
+
+// wantMigrated checks that every migration is recorded exactly once.
+func wantMigrated(t *testing.T, s *Store) {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM schema_migrations").Scan(&n); err != nil {
+		t.Fatalf("count schema_migrations: %v", err)
+	}
+	if want := migrationCount(t); n != want {
+		t.Errorf("schema_migrations holds %d rows, want %d", n, want)
+	}
+}
+
+func putAlice(t *testing.T, s server.Store) {
+	t.Helper()
+	err := s.Update(t.Context(), func(tx server.Tx) error {
+		ctx := t.Context()
+		return errors.Join(
+			tx.PutOrganization(ctx, server.Organization{ID: "o1", Name: "One"}),
+			tx.PutUser(ctx, server.User{Username: "alice", OrgID: "o1", FullName: "Alice", Role: server.RoleAdmin}),
+			tx.PutSettings(ctx, "o1", server.Settings{InformationalBanner: &server.Banner{Text: new(string)}}),
+			tx.PutItem(ctx, server.Item{ID: "i", Owner: "alice", Title: "I", Created: time.UnixMilli(5), Modified: time.UnixMilli(6)}),
+		)
+	})
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+}
+
+func dumpString(t *testing.T, s server.Store) string {
+	t.Helper()
+	var b strings.Builder
+	if err := s.Dump(t.Context(), &b); err != nil {
+		t.Fatalf("Dump: %v", err)
+	}
+	return b.String()
+}
+
+func TestSQLiteReopen(t *testing.T) {
+	path := sqliteFile(t)
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	putAlice(t, s)
+	before := dumpString(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	s2 := openT(t, path)
+	if after := dumpString(t, s2); after != before {
+		t.Errorf("reopened store differs:\n%s\n---\n%s", before, after)
+	}
+	wantMigrated(t, s2)
+	err = s2.View(t.Context(), func(tx server.Tx) error {
+		u, err := tx.User(t.Context(), "alice")
+		if err == nil && u.FullName != "Alice" {
+			t.Errorf("User(alice) after reopening = %#v", u)
+		}
+		return err
+	})
+	if err != nil {
+		t.Errorf("User(alice) after reopening: %v", err)
+	}
+}
+
+// testConcurrentOpen opens one database from several goroutines at once:
+// every Open succeeds and each migration is applied once.
+func testConcurrentOpen(t *testing.T, dsn string) {
+	const opens = 4
+	stores := make([]*Store, opens)
+	errs := make([]error, opens)
+	var wg sync.WaitGroup
+	for i := range opens {
+		wg.Go(func() { stores[i], errs[i] = Open(t.Context(), dsn) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Open %d: %v", i, err)
+			continue
+		}
+		t.Cleanup(func() { stores[i].Close() })
+	}
+	if t.Failed() {
+		return
+	}
+	wantMigrated(t, stores[0])
+	putAlice(t, stores[1])
+	if a, b := dumpString(t, stores[0]), dumpString(t, stores[opens-1]); a != b || a == "" {
+		t.Errorf("stores of one database dump differently:\n%s\n---\n%s", a, b)
+	}
+}
+
+func TestSQLiteConcurrentOpen(t *testing.T) {
+	testConcurrentOpen(t, sqliteFile(t))
+}
+
+func TestPostgresConcurrentOpen(t *testing.T) {
+	testConcurrentOpen(t, postgresSchema(t, postgresURL(t)))
+}
+
+// TestPostgresRetry forces a serialization failure: a transaction reads a
+// counter, another increments it and commits, then the first writes it. The
+// first must be run again, see the new value and commit.
+func TestPostgresRetry(t *testing.T) {
+	s := openT(t, postgresSchema(t, postgresURL(t)))
+	ctx := t.Context()
+	putAlice(t, s)
+	increment := func(tx server.Tx) error {
+		u, err := tx.User(ctx, "alice")
+		if err != nil {
+			return err
+		}
+		u.FullName += "+"
+		return tx.PutUser(ctx, u)
+	}
+
+	read, otherDone := make(chan struct{}), make(chan struct{})
+	var otherErr error
+	go func() {
+		defer close(otherDone)
+		<-read
+		otherErr = s.Update(ctx, increment)
+	}()
+	attempts := 0
+	err := s.Update(ctx, func(tx server.Tx) error {
+		attempts++
+		u, err := tx.User(ctx, "alice")
+		if err != nil {
+			return err
+		}
+		if attempts == 1 {
+			close(read)
+			<-otherDone
+		}
+		u.FullName += "+"
+		return tx.PutUser(ctx, u)
+	})
+	<-otherDone
+	if err != nil || otherErr != nil {
+		t.Fatalf("Updates: %v; %v", err, otherErr)
+	}
+	if attempts != 2 {
+		t.Errorf("fn ran %d times, want 2: one conflict, one retry", attempts)
+	}
+	err = s.View(ctx, func(tx server.Tx) error {
+		u, err := tx.User(ctx, "alice")
+		if err == nil && u.FullName != "Alice++" {
+			t.Errorf("FullName = %q, want Alice++: an increment was lost", u.FullName)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testFolderTitles checks the schema's case-insensitive uniqueness of a
+// user's folder titles.
+func testFolderTitles(t *testing.T, s server.Store) {
+	put := func(f server.Folder) error {
+		return s.Update(t.Context(), func(tx server.Tx) error { return tx.PutFolder(t.Context(), f) })
+	}
+	if err := put(server.Folder{ID: "f1", Owner: "alice", Title: "Maps"}); err != nil {
+		t.Fatalf("PutFolder: %v", err)
+	}
+	if err := put(server.Folder{ID: "f2", Owner: "alice", Title: "MAPS"}); err == nil {
+		t.Errorf("a second folder titled MAPS for alice was stored")
+	}
+	if err := put(server.Folder{ID: "f3", Owner: "bob", Title: "maps"}); err != nil {
+		t.Errorf("bob's folder maps: %v", err)
+	}
+	if err := put(server.Folder{ID: "f1", Owner: "alice", Title: "MAPS"}); err != nil {
+		t.Errorf("renaming alice's folder to MAPS: %v", err)
+	}
+}
+
+func TestSQLiteFolderTitles(t *testing.T) {
+	testFolderTitles(t, openT(t, sqliteFile(t)))
+}
+
+func TestPostgresFolderTitles(t *testing.T) {
+	testFolderTitles(t, openT(t, postgresSchema(t, postgresURL(t))))
+}
+
+func TestRebind(t *testing.T) {
+	q := "SELECT a FROM t WHERE b = ? AND c = ? ORDER BY a COLLATE BINARY, b COLLATE BINARY"
+	if got := sqlite.rebind(q); got != q {
+		t.Errorf("sqlite.rebind changed the query: %s", got)
+	}
+	want := `SELECT a FROM t WHERE b = $1 AND c = $2 ORDER BY a COLLATE "C", b COLLATE "C"`
+	if got := postgres.rebind(q); got != want {
+		t.Errorf("postgres.rebind:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestSplitStatements(t *testing.T) {
+	src := "-- a comment; with a semicolon\nCREATE TABLE a (x TEXT);\n\n  -- indented comment\nCREATE INDEX i ON a (x);\n"
+	want := []string{"CREATE TABLE a (x TEXT)", "CREATE INDEX i ON a (x)"}
+	if got := splitStatements(src); !reflect.DeepEqual(got, want) {
+		t.Errorf("splitStatements = %q, want %q", got, want)
+	}
+}

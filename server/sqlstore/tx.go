@@ -1,0 +1,500 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orgportal/portal-api/server"
+)
+
+// errReadOnly is returned by a write inside View. PostgreSQL would refuse it
+// too, but SQLite would not, so the check is made here for every dialect.
+var errReadOnly = errors.New("sqlstore: write in a read-only transaction")
+
+// tx implements server.Tx over one database transaction.
+type tx struct {
+	tx       *sql.Tx
+	d        dialect
+	readOnly bool
+}
+
+var _ server.Tx = (*tx)(nil)
+
+func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if t.readOnly {
+		return nil, errReadOnly
+	}
+	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
+}
+
+func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.d.rebind(q), args...)
+}
+
+func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)
+}
+
+// notFound turns sql.ErrNoRows into server.ErrNotFound.
+func notFound(err error, what string, key ...string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return errNotFound(what, key)
+	}
+	return fmt.Errorf("sqlstore: read %s: %w", what, err)
+}
+
+// errNotFound names what was not found: `user "bob": not found`.
+func errNotFound(what string, key []string) error {
+	if len(key) == 0 {
+		return fmt.Errorf("%s: %w", what, server.ErrNotFound)
+	}
+	return fmt.Errorf("%s %q: %w", what, strings.Join(key, "/"), server.ErrNotFound)
+}
+
+// deleted reports server.ErrNotFound when a DELETE matched no row.
+func deleted(res sql.Result, err error, what string, key ...string) error {
+	if err != nil {
+		return fmt.Errorf("sqlstore: delete %s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlstore: delete %s: %w", what, err)
+	}
+	if n == 0 {
+		return errNotFound(what, key)
+	}
+	return nil
+}
+
+// toMS stores a time as Unix milliseconds, the zero time as 0.
+func toMS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// fromMS reverses toMS, in UTC.
+func fromMS(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// marshal encodes v as compact JSON without HTML escaping, so that text such
+// as "<b>" is stored as sent.
+func marshal(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// marshalNull is marshal with NULL for a value that is unset.
+func marshalNull(v any, unset bool) (sql.NullString, error) {
+	if unset {
+		return sql.NullString{}, nil
+	}
+	s, err := marshal(v)
+	return sql.NullString{String: s, Valid: err == nil}, err
+}
+
+// unmarshalNull decodes a column stored by marshalNull into *dst, leaving it
+// untouched for NULL.
+func unmarshalNull[T any](s sql.NullString, dst *T) error {
+	if !s.Valid {
+		return nil
+	}
+	return json.Unmarshal([]byte(s.String), dst)
+}
+
+func (t *tx) Empty(ctx context.Context) (bool, error) {
+	var one int
+	err := t.queryRow(ctx, "SELECT 1 FROM organizations LIMIT 1").Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sqlstore: read organizations: %w", err)
+	}
+	return false, nil
+}
+
+func (t *tx) Organization(ctx context.Context, id string) (server.Organization, error) {
+	o := server.Organization{ID: id}
+	err := t.queryRow(ctx, "SELECT name FROM organizations WHERE id = ?", id).Scan(&o.Name)
+	if err != nil {
+		return server.Organization{}, notFound(err, "organization", id)
+	}
+	return o, nil
+}
+
+func (t *tx) PutOrganization(ctx context.Context, o server.Organization) error {
+	_, err := t.exec(ctx, `INSERT INTO organizations (id, name) VALUES (?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name`, o.ID, o.Name)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put organization: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) Role(ctx context.Context, orgID, id string) (server.CustomRole, error) {
+	r := server.CustomRole{OrgID: orgID, ID: id}
+	var privs string
+	err := t.queryRow(ctx, "SELECT privileges FROM roles WHERE org_id = ? AND id = ?", orgID, id).Scan(&privs)
+	if err != nil {
+		return server.CustomRole{}, notFound(err, "role", orgID, id)
+	}
+	if err := json.Unmarshal([]byte(privs), &r.Privileges); err != nil {
+		return server.CustomRole{}, fmt.Errorf("sqlstore: role %s/%s privileges: %w", orgID, id, err)
+	}
+	return r, nil
+}
+
+func (t *tx) PutRole(ctx context.Context, r server.CustomRole) error {
+	privs, err := marshal(r.Privileges)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put role: %w", err)
+	}
+	_, err = t.exec(ctx, `INSERT INTO roles (org_id, id, privileges) VALUES (?, ?, ?)
+		ON CONFLICT (org_id, id) DO UPDATE SET privileges = excluded.privileges`,
+		r.OrgID, r.ID, privs)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put role: %w", err)
+	}
+	return nil
+}
+
+const userColumns = "username, org_id, full_name, role, password_hash, categories"
+
+func scanUser(sc interface{ Scan(...any) error }) (server.User, error) {
+	var u server.User
+	var cats string
+	if err := sc.Scan(&u.Username, &u.OrgID, &u.FullName, &u.Role, &u.PasswordHash, &cats); err != nil {
+		return server.User{}, err
+	}
+	if err := json.Unmarshal([]byte(cats), &u.Categories); err != nil {
+		return server.User{}, fmt.Errorf("sqlstore: user %s categories: %w", u.Username, err)
+	}
+	return u, nil
+}
+
+func (t *tx) User(ctx context.Context, username string) (server.User, error) {
+	u, err := scanUser(t.queryRow(ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", username))
+	if err != nil {
+		return server.User{}, notFound(err, "user", username)
+	}
+	return u, nil
+}
+
+func (t *tx) Users(ctx context.Context, orgID string) ([]server.User, error) {
+	rows, err := t.query(ctx, "SELECT "+userColumns+" FROM users WHERE org_id = ? ORDER BY username COLLATE BINARY", orgID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: list users: %w", err)
+	}
+	defer rows.Close()
+	var users []server.User
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: list users: %w", err)
+		}
+		users = append(users, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: list users: %w", err)
+	}
+	return users, nil
+}
+
+func (t *tx) PutUser(ctx context.Context, u server.User) error {
+	cats, err := marshal(u.Categories)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put user: %w", err)
+	}
+	_, err = t.exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (username) DO UPDATE SET org_id = excluded.org_id,
+			full_name = excluded.full_name, role = excluded.role,
+			password_hash = excluded.password_hash, categories = excluded.categories`,
+		u.Username, u.OrgID, u.FullName, u.Role, u.PasswordHash, cats)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put user: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) Token(ctx context.Context, token string) (server.Token, error) {
+	tk := server.Token{Token: token}
+	var expires int64
+	err := t.queryRow(ctx, "SELECT username, expires_ms FROM tokens WHERE token = ?", token).Scan(&tk.Username, &expires)
+	if err != nil {
+		// The token is a secret: keep it out of the error.
+		return server.Token{}, notFound(err, "token")
+	}
+	tk.Expires = fromMS(expires)
+	return tk, nil
+}
+
+func (t *tx) PutToken(ctx context.Context, tk server.Token) error {
+	_, err := t.exec(ctx, `INSERT INTO tokens (token, username, expires_ms) VALUES (?, ?, ?)
+		ON CONFLICT (token) DO UPDATE SET username = excluded.username, expires_ms = excluded.expires_ms`,
+		tk.Token, tk.Username, toMS(tk.Expires))
+	if err != nil {
+		return fmt.Errorf("sqlstore: put token: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) Settings(ctx context.Context, orgID string) (server.Settings, error) {
+	var anon, authn, banner, config sql.NullString
+	err := t.queryRow(ctx, `SELECT anonymous_notice, authenticated_notice, banner, portal_config
+		FROM settings WHERE org_id = ?`, orgID).Scan(&anon, &authn, &banner, &config)
+	if errors.Is(err, sql.ErrNoRows) {
+		return server.Settings{}, nil
+	}
+	if err != nil {
+		return server.Settings{}, fmt.Errorf("sqlstore: read settings: %w", err)
+	}
+	var s server.Settings
+	if err := errors.Join(
+		unmarshalNull(anon, &s.AnonymousAccessNotice),
+		unmarshalNull(authn, &s.AuthenticatedAccessNotice),
+		unmarshalNull(banner, &s.InformationalBanner),
+		unmarshalNull(config, &s.PortalConfig),
+	); err != nil {
+		return server.Settings{}, fmt.Errorf("sqlstore: settings of %s: %w", orgID, err)
+	}
+	return s, nil
+}
+
+func (t *tx) PutSettings(ctx context.Context, orgID string, s server.Settings) error {
+	if s.AnonymousAccessNotice == nil && s.AuthenticatedAccessNotice == nil &&
+		s.InformationalBanner == nil && len(s.PortalConfig) == 0 {
+		// Zero settings read the same as none: store none, so that equal
+		// states dump equal.
+		_, err := t.exec(ctx, "DELETE FROM settings WHERE org_id = ?", orgID)
+		if err != nil {
+			return fmt.Errorf("sqlstore: put settings: %w", err)
+		}
+		return nil
+	}
+	anon, err1 := marshalNull(s.AnonymousAccessNotice, s.AnonymousAccessNotice == nil)
+	authn, err2 := marshalNull(s.AuthenticatedAccessNotice, s.AuthenticatedAccessNotice == nil)
+	banner, err3 := marshalNull(s.InformationalBanner, s.InformationalBanner == nil)
+	config, err4 := marshalNull(s.PortalConfig, len(s.PortalConfig) == 0)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return fmt.Errorf("sqlstore: put settings: %w", err)
+	}
+	_, err := t.exec(ctx, `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (org_id) DO UPDATE SET anonymous_notice = excluded.anonymous_notice,
+			authenticated_notice = excluded.authenticated_notice, banner = excluded.banner,
+			portal_config = excluded.portal_config`,
+		orgID, anon, authn, banner, config)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put settings: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) CategorySchema(ctx context.Context, orgID string) ([]server.CategoryNode, error) {
+	var schema string
+	err := t.queryRow(ctx, "SELECT schema FROM category_schemas WHERE org_id = ?", orgID).Scan(&schema)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: read category schema: %w", err)
+	}
+	var nodes []server.CategoryNode
+	if err := json.Unmarshal([]byte(schema), &nodes); err != nil {
+		return nil, fmt.Errorf("sqlstore: category schema of %s: %w", orgID, err)
+	}
+	return nodes, nil
+}
+
+func (t *tx) PutCategorySchema(ctx context.Context, orgID string, nodes []server.CategoryNode) error {
+	if nodes == nil {
+		if _, err := t.exec(ctx, "DELETE FROM category_schemas WHERE org_id = ?", orgID); err != nil {
+			return fmt.Errorf("sqlstore: delete category schema: %w", err)
+		}
+		return nil
+	}
+	schema, err := marshal(nodes)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put category schema: %w", err)
+	}
+	_, err = t.exec(ctx, `INSERT INTO category_schemas (org_id, schema) VALUES (?, ?)
+		ON CONFLICT (org_id) DO UPDATE SET schema = excluded.schema`, orgID, schema)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put category schema: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) Folder(ctx context.Context, owner, id string) (server.Folder, error) {
+	f := server.Folder{ID: id, Owner: owner}
+	var created int64
+	err := t.queryRow(ctx, "SELECT title, created_ms FROM folders WHERE id = ? AND owner = ?", id, owner).Scan(&f.Title, &created)
+	if err != nil {
+		return server.Folder{}, notFound(err, "folder", owner, id)
+	}
+	f.Created = fromMS(created)
+	return f, nil
+}
+
+func (t *tx) Folders(ctx context.Context, owner string) ([]server.Folder, error) {
+	rows, err := t.query(ctx, `SELECT id, title, created_ms FROM folders WHERE owner = ?
+		ORDER BY created_ms, id COLLATE BINARY`, owner)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: list folders: %w", err)
+	}
+	defer rows.Close()
+	var folders []server.Folder
+	for rows.Next() {
+		f := server.Folder{Owner: owner}
+		var created int64
+		if err := rows.Scan(&f.ID, &f.Title, &created); err != nil {
+			return nil, fmt.Errorf("sqlstore: list folders: %w", err)
+		}
+		f.Created = fromMS(created)
+		folders = append(folders, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: list folders: %w", err)
+	}
+	return folders, nil
+}
+
+func (t *tx) PutFolder(ctx context.Context, f server.Folder) error {
+	_, err := t.exec(ctx, `INSERT INTO folders (id, owner, title, created_ms) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, title = excluded.title,
+			created_ms = excluded.created_ms`,
+		f.ID, f.Owner, f.Title, toMS(f.Created))
+	if err != nil {
+		return fmt.Errorf("sqlstore: put folder: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) DeleteFolder(ctx context.Context, owner, id string) error {
+	res, err := t.exec(ctx, "DELETE FROM folders WHERE id = ? AND owner = ?", id, owner)
+	return deleted(res, err, "folder", owner, id)
+}
+
+const itemColumns = "id, owner, folder_id, title, type, description, tags, created_ms, modified_ms"
+
+func scanItem(sc interface{ Scan(...any) error }) (server.Item, error) {
+	var it server.Item
+	var tags string
+	var created, modified int64
+	if err := sc.Scan(&it.ID, &it.Owner, &it.FolderID, &it.Title, &it.Type, &it.Description, &tags, &created, &modified); err != nil {
+		return server.Item{}, err
+	}
+	if err := json.Unmarshal([]byte(tags), &it.Tags); err != nil {
+		return server.Item{}, fmt.Errorf("sqlstore: item %s tags: %w", it.ID, err)
+	}
+	it.Created, it.Modified = fromMS(created), fromMS(modified)
+	return it, nil
+}
+
+func (t *tx) Item(ctx context.Context, id string) (server.Item, error) {
+	it, err := scanItem(t.queryRow(ctx, "SELECT "+itemColumns+" FROM items WHERE id = ?", id))
+	if err != nil {
+		return server.Item{}, notFound(err, "item", id)
+	}
+	return it, nil
+}
+
+func (t *tx) Items(ctx context.Context, owner, folderID string) ([]server.Item, error) {
+	rows, err := t.query(ctx, "SELECT "+itemColumns+` FROM items WHERE owner = ? AND folder_id = ?
+		ORDER BY created_ms, id COLLATE BINARY`, owner, folderID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: list items: %w", err)
+	}
+	defer rows.Close()
+	var items []server.Item
+	for rows.Next() {
+		it, err := scanItem(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: list items: %w", err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: list items: %w", err)
+	}
+	return items, nil
+}
+
+func (t *tx) PutItem(ctx context.Context, it server.Item) error {
+	tags, err := marshal(it.Tags)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put item: %w", err)
+	}
+	_, err = t.exec(ctx, `INSERT INTO items (`+itemColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, folder_id = excluded.folder_id,
+			title = excluded.title, type = excluded.type, description = excluded.description,
+			tags = excluded.tags, created_ms = excluded.created_ms, modified_ms = excluded.modified_ms`,
+		it.ID, it.Owner, it.FolderID, it.Title, it.Type, it.Description, tags, toMS(it.Created), toMS(it.Modified))
+	if err != nil {
+		return fmt.Errorf("sqlstore: put item: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) DeleteItem(ctx context.Context, id string) error {
+	res, err := t.exec(ctx, "DELETE FROM items WHERE id = ?", id)
+	return deleted(res, err, "item", id)
+}
+
+// dumpTable writes the rows of one table for Dump.
+func (t *tx) dumpTable(ctx context.Context, b *strings.Builder, table, columns, key string) error {
+	// Every key column is TEXT, so byte order is one collation away.
+	order := strings.ReplaceAll(key, ",", " COLLATE BINARY,") + " COLLATE BINARY"
+	rows, err := t.query(ctx, "SELECT "+columns+" FROM "+table+" ORDER BY "+order)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	names := strings.Split(columns, ", ")
+	vals := make([]any, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		b.WriteString(table)
+		for i, v := range vals {
+			b.WriteString(" " + names[i] + "=")
+			switch v := v.(type) {
+			case nil:
+				b.WriteString("NULL")
+			case string:
+				b.WriteString(strconv.Quote(v))
+			case []byte:
+				b.WriteString(strconv.Quote(string(v)))
+			case int64:
+				b.WriteString(strconv.FormatInt(v, 10))
+			default:
+				fmt.Fprintf(b, "%v", v)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return rows.Err()
+}

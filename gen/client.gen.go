@@ -343,8 +343,8 @@ type ClientInterface interface {
 	// GetSettings Read organization settings
 	//
 	// The access notices, the informational banner and the advanced portal configuration properties. A
-	// setting never set is absent. Anonymous callers may read it, without `portalConfigProperties`; members of
-	// the organization see everything.
+	// setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
+	// token), without `portalConfigProperties`; members of the organization see everything.
 	//
 	// Corresponds with GET /portals/{portalId}/settings (the `GetSettings` operationId).
 	GetSettings(ctx context.Context, portalId PortalId, params *GetSettingsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -902,8 +902,8 @@ func (c *Client) GetMemberCategorySchema(ctx context.Context, portalId PortalId,
 // GetSettings Read organization settings
 //
 // The access notices, the informational banner and the advanced portal configuration properties. A
-// setting never set is absent. Anonymous callers may read it, without `portalConfigProperties`; members of
-// the organization see everything.
+// setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
+// token), without `portalConfigProperties`; members of the organization see everything.
 //
 // Corresponds with GET /portals/{portalId}/settings (the `GetSettings` operationId).
 func (c *Client) GetSettings(ctx context.Context, portalId PortalId, params *GetSettingsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2346,8 +2346,8 @@ type ClientWithResponsesInterface interface {
 	// GetSettingsWithResponse Read organization settings
 	//
 	// The access notices, the informational banner and the advanced portal configuration properties. A
-	// setting never set is absent. Anonymous callers may read it, without `portalConfigProperties`; members of
-	// the organization see everything.
+	// setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
+	// token), without `portalConfigProperties`; members of the organization see everything.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3557,8 +3557,8 @@ func (c *ClientWithResponses) GetMemberCategorySchemaWithResponse(ctx context.Co
 // GetSettingsWithResponse Read organization settings
 //
 // The access notices, the informational banner and the advanced portal configuration properties. A
-// setting never set is absent. Anonymous callers may read it, without `portalConfigProperties`; members of
-// the organization see everything.
+// setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
+// token), without `portalConfigProperties`; members of the organization see everything.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -65,7 +65,7 @@ func (h *handlers) GetSettings(ctx context.Context, r gen.GetSettingsRequestObje
 	}
 	out := settingsAnswer{AnonymousAccessNotice: s.AnonymousAccessNotice, AuthenticatedAccessNotice: s.AuthenticatedAccessNotice, InformationalBanner: s.InformationalBanner}
 	if s.PortalConfig != nil {
-		out.PortalConfigProperties = s.PortalConfig
+		out.PortalConfigProperties = &s.PortalConfig
 	}
 	return exact{out}, nil
 }
@@ -74,10 +74,10 @@ func (h *handlers) GetSettings(ctx context.Context, r gen.GetSettingsRequestObje
 // drop the advanced configuration properties whose names the contract does
 // not list, which the read must return.
 type settingsAnswer struct {
-	AnonymousAccessNotice     *server.AccessNotice       `json:"anonymousAccessNotice,omitempty"`
-	AuthenticatedAccessNotice *server.AccessNotice       `json:"authenticatedAccessNotice,omitempty"`
-	InformationalBanner       *server.Banner             `json:"informationalBanner,omitempty"`
-	PortalConfigProperties    map[string]json.RawMessage `json:"portalConfigProperties,omitempty"`
+	AnonymousAccessNotice     *server.AccessNotice        `json:"anonymousAccessNotice,omitempty"`
+	AuthenticatedAccessNotice *server.AccessNotice        `json:"authenticatedAccessNotice,omitempty"`
+	InformationalBanner       *server.Banner              `json:"informationalBanner,omitempty"`
+	PortalConfigProperties    *map[string]json.RawMessage `json:"portalConfigProperties,omitempty"` // a pointer, so an empty set reads {}
 }
 
 // exact is the answer of the operations whose generated response types

@@ -177,3 +177,11 @@ func TestSettingsAuth(t *testing.T) {
 	}
 	ok(t, post(t, p, "/portals/self/settings/update", pt.SecAdminToken, f()))
 }
+
+func TestEmptyPortalConfigReadsAsObject(t *testing.T) {
+	p := pt.Start(t)
+	a := ok(t, get(t, p, settingsPath, pt.AdminToken, nil))
+	if js(a.body["portalConfigProperties"]) != `{}` {
+		t.Errorf("members read portalConfigProperties as %s, want {}", a.raw)
+	}
+}

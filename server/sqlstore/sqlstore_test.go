@@ -1,14 +1,8 @@
 package sqlstore
 
 import (
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"io/fs"
-	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -16,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgportal/portal-api/internal/pgtest"
 	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/server/storetest"
 )
@@ -52,53 +47,10 @@ func TestPostgres(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) server.Store { return openT(t, postgresSchema(t, base)) })
 }
 
-// postgresURL is the database the PostgreSQL tests use. A set but unreachable
-// database fails the test: only an unset variable skips it.
-func postgresURL(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("PORTAL_TEST_POSTGRES")
-	if dsn == "" {
-		t.Skip("PORTAL_TEST_POSTGRES is not set: set it to a PostgreSQL URL " +
-			"(e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to run the PostgreSQL tests")
-	}
-	return dsn
-}
+// postgresURL and postgresSchema are pgtest's, named for this file's tests.
+func postgresURL(t *testing.T) string { t.Helper(); return pgtest.URL(t) }
 
-// postgresSchema creates a schema of its own for a test in the database at
-// base, drops it when the test ends, and returns base set to use it.
-func postgresSchema(t *testing.T, base string) string {
-	t.Helper()
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatalf("PORTAL_TEST_POSTGRES: %v", err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	if err := admin.PingContext(t.Context()); err != nil {
-		t.Fatalf("PORTAL_TEST_POSTGRES is set but the database does not answer: %v", err)
-	}
-	var b [8]byte
-	rand.Read(b[:])
-	schema := "portal_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		// t.Context is done by now.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("PORTAL_TEST_POSTGRES: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+func postgresSchema(t *testing.T, base string) string { t.Helper(); return pgtest.Schema(t, base) }
 
 func migrationCount(t *testing.T) int {
 	t.Helper()

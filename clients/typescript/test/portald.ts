@@ -1,0 +1,107 @@
+// Starts the reference server, cmd/portald, for a test file: built from this repository with `go build` (or
+// taken from $PORTALD_BIN), on a free loopback port with a throwaway in-memory store seeded with the demo
+// organization.
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The demo organization's fixtures (cmd/portald's built-in seed, openapi.yaml's x-example-fixtures). */
+export const demo = {
+  portalId: "0123456789ABCDEF",
+  adminToken: "demo-admin-token",
+  memberToken: "demo-user-token",
+  member: "jsmith",
+  memberPassword: "jsmith-password",
+  roads: "93b54c8930ae46d9a00a7820cb3ebbd1",
+  parcels: "2d6f1e0c7b8a49d3a5c4e3f2a1b0c9d8",
+  hydrants: "7e8f9a0b1c2d43e5f6a7b8c9d0e1f2a3",
+  projects: "1a9ad803da604628b08c968ce602a231",
+  archive: "6c5b4a39281746e5b0a9f8e7d6c5b4a3",
+  unknownItem: "00000000000000000000000000000000",
+} as const;
+
+export interface Portald {
+  /** The REST root, `http://127.0.0.1:PORT/sharing/rest`. */
+  readonly base: string;
+  /** Restores the demo organization. */
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+// The repository root: the nearest parent holding the module's go.mod.
+function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const mod = path.join(dir, "go.mod");
+    if (existsSync(mod) && readFileSync(mod, "utf8").startsWith("module github.com/orgportal/portal-api\n")) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error("repository root (go.mod of github.com/orgportal/portal-api) not found");
+    dir = parent;
+  }
+}
+
+export async function startPortald(): Promise<Portald> {
+  const tmp = mkdtempSync(path.join(tmpdir(), "portald-ts-"));
+  let bin = process.env["PORTALD_BIN"];
+  if (!bin) {
+    bin = path.join(tmp, "portald");
+    execFileSync(process.env["GO"] ?? "go", ["build", "-o", bin, "./cmd/portald"], { cwd: repoRoot(), stdio: "inherit" });
+  }
+  // Request logs go to stderr; keep them for the error message of a failed start-up only.
+  const child = spawn(bin, ["-addr", "127.0.0.1:0", "-db", ":memory:", "-log-level", "warn"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (b: Buffer) => {
+    if (stderr.length < 16384) stderr += b.toString();
+  });
+
+  let base: string;
+  try {
+    base = await startLine(child, () => stderr);
+  } catch (e) {
+    child.kill("SIGKILL");
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  const origin = new URL(base).origin;
+
+  return {
+    base,
+    async reset() {
+      const r = await fetch(`${origin}/emulator/reset`, { method: "POST" });
+      if (!r.ok) throw new Error(`POST /emulator/reset: HTTP ${r.status} ${await r.text()}`);
+      await r.body?.cancel();
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+// Waits for portald's first stdout line, "portald listening on ADDR, API at URL, ...", and returns URL.
+function startLine(child: ChildProcess, stderr: () => string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const nl = out.indexOf("\n");
+      if (nl < 0) return;
+      child.stdout?.off("data", onData);
+      child.off("exit", onExit);
+      const m = /API at (http:\/\/\S+?\/sharing\/rest),/.exec(out.slice(0, nl));
+      if (m?.[1]) resolve(m[1]);
+      else reject(new Error(`unexpected portald start-up line: ${out.slice(0, nl)}`));
+    };
+    const onExit = (code: number | null) => reject(new Error(`portald exited (${code}) before listening:\n${stderr()}`));
+    child.stdout?.on("data", onData);
+    child.once("exit", onExit);
+  });
+}

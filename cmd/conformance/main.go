@@ -1,0 +1,251 @@
+// Command conformance runs the conformance suite (package conformance)
+// against a live portal, outside go test: it prints one line per test as it
+// ends, a summary of what passed, failed and was not run, optionally writes
+// JUnit XML, and exits non-zero when anything failed.
+//
+//	conformance -base-url https://portal.example.org/portal/sharing/rest -token T [-member-token M]
+//	conformance -base-url URL -username admin -password secret -junit report.xml
+//
+// Every flag defaults to an environment variable (CONFORMANCE_BASE_URL,
+// CONFORMANCE_TOKEN, ...), which keeps secrets off command lines in CI.
+//
+// Exit status: 0 when every test passed (or was not run), 1 when a test
+// failed, 2 for a usage error, 130 when interrupted. A first interrupt
+// (SIGINT, SIGTERM) lets the running test finish and the suite restore what
+// it changed in the organization; a second one quits at once.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/orgportal/portal-api/conformance"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// Config is the command's configuration.
+type Config struct {
+	Target  conformance.Target
+	Run     string        // -run pattern
+	JUnit   string        // JUnit XML output file; "" for none
+	Verbose bool          // print every test's log, not only failures'
+	Timeout time.Duration // per HTTP request
+}
+
+type setting struct {
+	flag, env, def, usage string
+}
+
+var settings = []setting{
+	{"base-url", "CONFORMANCE_BASE_URL", "", "REST root of the portal under test, such as https://host/portal/sharing/rest (required)"},
+	{"token", "CONFORMANCE_TOKEN", "", "`token` of an administrator of the organization (or give -username and -password)"},
+	{"username", "CONFORMANCE_USERNAME", "", "administrator's user `name`, signed in with generateToken"},
+	{"password", "CONFORMANCE_PASSWORD", "", "administrator's `password`"},
+	{"member-token", "CONFORMANCE_MEMBER_TOKEN", "", "optional `token` of a member without administrative privileges, who owns the content the suite creates (the -user)"},
+	{"portal-id", "CONFORMANCE_PORTAL_ID", "", "organization `id` (default: the administrator's organization)"},
+	{"user", "CONFORMANCE_USER", "", "user `name` owning the content the suite creates: the member of -member-token, else the administrator"},
+	{"run", "CONFORMANCE_RUN", "", "run only the tests matching `regexp`, as go test -run: one expression per level, separated by /"},
+	{"junit", "CONFORMANCE_JUNIT", "", "write JUnit XML to `file`"},
+}
+
+// Load reads the configuration from args, with defaults from getenv.
+func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, error) {
+	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	vals := map[string]*string{}
+	for _, s := range settings {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		vals[s.flag] = fs.String(s.flag, def, s.usage+" [$"+s.env+"]")
+	}
+	verboseDef, timeoutDef := false, 60*time.Second
+	var envErr error
+	if v := getenv("CONFORMANCE_VERBOSE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			envErr = fmt.Errorf("CONFORMANCE_VERBOSE: %q is not a boolean", v)
+		}
+		verboseDef = b
+	}
+	if v := getenv("CONFORMANCE_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			envErr = fmt.Errorf("CONFORMANCE_TIMEOUT: %q is not a duration", v)
+		}
+		timeoutDef = d
+	}
+	verbose := fs.Bool("v", verboseDef, "print the log of every test, not only of failed ones [$CONFORMANCE_VERBOSE]")
+	timeout := fs.Duration("timeout", timeoutDef, "time limit of each HTTP `request` [$CONFORMANCE_TIMEOUT]")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, fs, err
+	}
+	if envErr != nil {
+		return Config{}, fs, envErr
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fs, fmt.Errorf("unexpected argument %q: conformance takes flags only", fs.Arg(0))
+	}
+	c := Config{
+		Target: conformance.Target{
+			BaseURL:     *vals["base-url"],
+			AdminToken:  *vals["token"],
+			Username:    *vals["username"],
+			Password:    *vals["password"],
+			MemberToken: *vals["member-token"],
+			PortalID:    *vals["portal-id"],
+			User:        *vals["user"],
+		},
+		Run:     *vals["run"],
+		JUnit:   *vals["junit"],
+		Verbose: *verbose,
+		Timeout: *timeout,
+	}
+	if c.Timeout <= 0 {
+		return Config{}, fs, fmt.Errorf("-timeout: %s is not a positive duration", c.Timeout)
+	}
+	if c.Target.BaseURL == "" {
+		return Config{}, fs, errors.New("-base-url is required")
+	}
+	if c.Target.AdminToken == "" && (c.Target.Username == "" || c.Target.Password == "") {
+		return Config{}, fs, errors.New("give -token, or -username and -password")
+	}
+	if c.Target.AdminToken != "" && c.Target.Password != "" {
+		return Config{}, fs, errors.New("give -token or -password, not both")
+	}
+	return c, fs, nil
+}
+
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintln(w, "usage: conformance -base-url URL (-token T | -username U -password P) [flags]")
+	fmt.Fprintln(w, "Runs the portal API conformance suite against a live portal.")
+	fmt.Fprintln(w)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// run is main without the exit, for tests.
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, fs, err := Load(args, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		usage(stdout, fs)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "conformance: %v\n\n", err)
+		usage(stderr, fs)
+		return 2
+	}
+	cfg.Target.HTTPClient = &http.Client{Timeout: cfg.Timeout}
+
+	fmt.Fprintf(stdout, "conformance: checking %s\n", cfg.Target.BaseURL)
+	runner := &conformance.Runner{Pattern: cfg.Run, Progress: func(r *conformance.Result) { progress(stdout, r, cfg.Verbose) }}
+	// A first interrupt lets the suite restore what it changed in the
+	// organization; a second one ends the program at once.
+	stop := make(chan struct{})
+	runner.Stop = stop
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer close(signals)
+	defer signal.Stop(signals)
+	go func() {
+		if _, ok := <-signals; !ok {
+			return
+		}
+		fmt.Fprintln(stderr, "conformance: interrupted: finishing the current test and restoring the organization (interrupt again to quit now)")
+		close(stop)
+		if _, ok := <-signals; ok {
+			os.Exit(130)
+		}
+	}()
+	rep, err := runner.Run(cfg.Target)
+	if err != nil {
+		fmt.Fprintf(stderr, "conformance: %v\n", err)
+		return 2
+	}
+	summary(stdout, rep, cfg.Target.BaseURL)
+	if cfg.JUnit != "" {
+		if err := writeJUnitFile(cfg.JUnit, rep); err != nil {
+			fmt.Fprintf(stderr, "conformance: %v\n", err)
+			return 1
+		}
+	}
+	select {
+	case <-stop:
+		fmt.Fprintln(stderr, "conformance: interrupted")
+		return 130
+	default:
+	}
+	if rep.Failed() {
+		return 1
+	}
+	return 0
+}
+
+// shortName drops the top-level test's name, which every test shares.
+func shortName(r *conformance.Result) string {
+	if _, rest, ok := strings.Cut(r.Name, "/"); ok {
+		return rest
+	}
+	return r.Name
+}
+
+func progress(w io.Writer, r *conformance.Result, verbose bool) {
+	line := fmt.Sprintf("%-7s %s (%s)", r.Status, shortName(r), r.Elapsed.Round(time.Millisecond))
+	if r.Status == conformance.NotRun {
+		line += ": " + r.SkipReason()
+	}
+	fmt.Fprintln(w, line)
+	if verbose {
+		for _, m := range r.Messages {
+			if m.Kind == conformance.LogMessage {
+				fmt.Fprintln(w, indent(m.Text, "        "))
+			}
+		}
+	}
+}
+
+func summary(w io.Writer, rep *conformance.Report, base string) {
+	passed, failed, notRun := rep.Counts()
+	for _, c := range rep.Cases() {
+		if errs := c.Errors(); len(errs) > 0 {
+			fmt.Fprintf(w, "\nFAIL %s\n", shortName(c))
+			for _, e := range errs {
+				fmt.Fprintln(w, indent(e, "    "))
+			}
+		}
+	}
+	first := true
+	for _, c := range rep.Cases() {
+		if c.Status == conformance.NotRun {
+			if first {
+				fmt.Fprintln(w)
+				first = false
+			}
+			fmt.Fprintf(w, "NOT RUN %s: %s\n", shortName(c), c.SkipReason())
+		}
+	}
+	verdict := "PASS"
+	if rep.Failed() {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(w, "\n%s: %d passed, %d failed, %d not run, in %s, against %s\n",
+		verdict, passed, failed, notRun, rep.Elapsed.Round(time.Millisecond), base)
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}

@@ -1,0 +1,145 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// normalize turns any JSON-like value into the shapes encoding/json decodes
+// to (map[string]any, []any, float64, string, bool, nil).
+func normalize(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("<%T: %v>", v, err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return out
+}
+
+func jsonEqual(a, b any) bool { return reflect.DeepEqual(normalize(a), normalize(b)) }
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// ignoredValue stands for a value x-ignore leaves out of the comparison.
+const ignoredValue = "<ignored>"
+
+// ignore replaces, in v, the value at each dotted path by ignoredValue,
+// where present; a path through an array applies to each element. The
+// field's presence is still compared.
+func ignore(v any, paths []string) any {
+	for _, p := range paths {
+		v = ignorePath(v, strings.Split(p, "."))
+	}
+	return v
+}
+
+func ignorePath(v any, path []string) any {
+	switch x := v.(type) {
+	case []any:
+		for i := range x {
+			x[i] = ignorePath(x[i], path)
+		}
+	case map[string]any:
+		if len(path) == 0 {
+			return v
+		}
+		child, ok := x[path[0]]
+		if !ok {
+			return v
+		}
+		if len(path) == 1 {
+			x[path[0]] = ignoredValue
+		} else {
+			x[path[0]] = ignorePath(child, path[1:])
+		}
+	}
+	return v
+}
+
+// diff lists the differences between want and got, one line each, naming
+// the path (results[1].error.code) and both values.
+func diff(want, got any) []string {
+	var out []string
+	diffAt("", normalize(want), normalize(got), &out)
+	return out
+}
+
+func diffAt(path string, want, got any, out *[]string) {
+	at := path
+	if at == "" {
+		at = "(the whole body)"
+	}
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			*out = append(*out, fmt.Sprintf("%s: want %s, got %s", at, short(want), short(got)))
+			return
+		}
+		keys := map[string]bool{}
+		for k := range w {
+			keys[k] = true
+		}
+		for k := range g {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			wv, wok := w[k]
+			gv, gok := g[k]
+			switch {
+			case !gok:
+				*out = append(*out, fmt.Sprintf("%s: missing, want %s", p, short(wv)))
+			case !wok:
+				*out = append(*out, fmt.Sprintf("%s: unexpected, got %s", p, short(gv)))
+			default:
+				diffAt(p, wv, gv, out)
+			}
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			*out = append(*out, fmt.Sprintf("%s: want %s, got %s", at, short(want), short(got)))
+			return
+		}
+		if len(w) != len(g) {
+			*out = append(*out, fmt.Sprintf("%s: want %d elements, got %d: want %s, got %s", at, len(w), len(g), short(want), short(got)))
+			return
+		}
+		for i := range w {
+			diffAt(fmt.Sprintf("%s[%d]", path, i), w[i], g[i], out)
+		}
+	default:
+		if !reflect.DeepEqual(want, got) {
+			*out = append(*out, fmt.Sprintf("%s: want %s, got %s", at, short(want), short(got)))
+		}
+	}
+}
+
+func short(v any) string {
+	s := jsonText(v)
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

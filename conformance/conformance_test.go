@@ -1,0 +1,215 @@
+package conformance_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	portalapi "github.com/orgportal/portal-api"
+	"github.com/orgportal/portal-api/conformance"
+	"github.com/orgportal/portal-api/conformance/faults"
+	"github.com/orgportal/portal-api/internal/portaltest"
+)
+
+// The reference server conforms.
+func TestConformance(t *testing.T) {
+	p := portaltest.Start(t)
+	conformance.Run(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken})
+}
+
+// runSuite runs the suite against target with a Runner, so that its
+// failures are collected instead of failing this test.
+func runSuite(t *testing.T, target conformance.Target, pattern string) *conformance.Report {
+	t.Helper()
+	rep, err := (&conformance.Runner{Pattern: pattern}).Run(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// find returns the result of the test named name below the top-level test.
+func find(t *testing.T, rep *conformance.Report, name string) *conformance.Result {
+	t.Helper()
+	if name == "" {
+		return rep.Root
+	}
+	full := rep.Root.Name + "/" + name
+	var walk func(r *conformance.Result) *conformance.Result
+	walk = func(r *conformance.Result) *conformance.Result {
+		if r.Name == full {
+			return r
+		}
+		for _, c := range r.Subtests {
+			if f := walk(c); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	r := walk(rep.Root)
+	if r == nil {
+		t.Fatalf("the report has no test %s", name)
+	}
+	return r
+}
+
+// wantFailure checks the test name failed with a message holding every one
+// of words.
+func wantFailure(t *testing.T, rep *conformance.Report, name string, words ...string) {
+	t.Helper()
+	r := find(t, rep, name)
+	if r.Status != conformance.Failed {
+		t.Errorf("%s: %s, want FAIL", name, r.Status)
+		return
+	}
+	for _, e := range allErrors(r) {
+		found := true
+		for _, w := range words {
+			found = found && strings.Contains(e, w)
+		}
+		if found {
+			return
+		}
+	}
+	t.Errorf("%s failed, but no message holds %q:\n%s", name, words, strings.Join(allErrors(r), "\n---\n"))
+}
+
+func allErrors(r *conformance.Result) []string {
+	out := r.Errors()
+	for _, c := range r.Subtests {
+		out = append(out, allErrors(c)...)
+	}
+	return out
+}
+
+func wantStatus(t *testing.T, rep *conformance.Report, name string, want conformance.Status) *conformance.Result {
+	t.Helper()
+	r := find(t, rep, name)
+	if r.Status != want {
+		t.Errorf("%s: %s, want %s: %q", name, r.Status, want, allErrors(r))
+	}
+	return r
+}
+
+// The suite fails portals that break the contract, and says how.
+func TestSuiteCatchesBrokenServers(t *testing.T) {
+	cases := []struct {
+		name  string
+		fault func(*url.URL) http.Handler
+		check func(t *testing.T, rep *conformance.Report)
+	}{
+		{"errorsAsHTTP400", faults.ErrorsAsHTTPStatus, func(t *testing.T, rep *conformance.Report) {
+			const why = "answered HTTP 400; the contract answers every API error with HTTP 200"
+			wantFailure(t, rep, "examples/moveItems/unknownFolder", "moveItems", why)
+			wantFailure(t, rep, "auth/noToken", "updateSettings", why)
+			wantFailure(t, rep, "memberCategorySchema/fourLevelsRejected", "assignMemberCategorySchema", why)
+		}},
+		{"itemErrorsDropped", faults.DropItemErrors, func(t *testing.T, rep *conformance.Report) {
+			wantFailure(t, rep, "moveItems/mixedSuccessAndFailure", "success:false but no error object")
+			wantFailure(t, rep, "moveItems/alreadyInFolder", "want success:false with error code 500", "Item already exists in target folder")
+			wantFailure(t, rep, "examples/moveItems/oneMovedOneAlreadyThere", "results[1].error: missing")
+			wantFailure(t, rep, "client/content/moveItems")
+		}},
+		{"fourLevelSchemaAccepted", faults.AcceptDeepSchemas, func(t *testing.T, rep *conformance.Report) {
+			wantFailure(t, rep, "memberCategorySchema/fourLevelsRejected", "a schema of 4 levels: accepted", "ORG_1132")
+			wantFailure(t, rep, "examples/assignMemberCategorySchema/fourLevels", "error: missing", "success: unexpected")
+			wantStatus(t, rep, "memberCategorySchema/tooManyNodesRejected", conformance.Passed)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := portaltest.Start(t)
+			root, err := url.Parse(p.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy := httptest.NewServer(c.fault(root))
+			t.Cleanup(proxy.Close)
+			base := proxy.URL + strings.TrimPrefix(p.URL, p.Root)
+			rep := runSuite(t, conformance.Target{BaseURL: base, AdminToken: p.AdminToken, MemberToken: p.MemberToken}, "")
+			if !rep.Failed() {
+				t.Fatalf("the suite passed a portal whose answers are broken (%s)", c.name)
+			}
+			c.check(t, rep)
+			// What the fault leaves alone still passes.
+			wantStatus(t, rep, "settings/roundTrip", conformance.Passed)
+		})
+	}
+}
+
+// Without a member token, examples sent by a member run as the
+// administrator on the administrator's own content, and those needing a
+// member without privileges are reported as not run, with the reason.
+func TestWithoutMember(t *testing.T) {
+	p := portaltest.Start(t)
+	rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken}, "")
+	for _, name := range []string{"examples/updateSettings/notPermitted", "examples/assignMemberCategorySchema/notPermitted",
+		"examples/deleteMemberCategorySchema/notPermitted", "auth/memberWithoutPrivilege"} {
+		r := wantStatus(t, rep, name, conformance.NotRun)
+		if !strings.Contains(r.SkipReason(), "MemberToken") {
+			t.Errorf("%s: the reason %q does not say what is missing", name, r.SkipReason())
+		}
+	}
+	for _, name := range []string{"examples/moveItems/oneMovedOneAlreadyThere", "examples/getMember/assigned",
+		"examples/getUserContent/root", "moveItems/mixedSuccessAndFailure"} {
+		wantStatus(t, rep, name, conformance.Passed)
+	}
+	if _, _, notRun := rep.Counts(); notRun < 4 {
+		t.Errorf("%d tests counted as not run, want at least 4", notRun)
+	}
+
+	// Every operation of the contract is checked through the client, in a
+	// test named after it.
+	doc, err := portalapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := map[string]bool{}
+	for _, c := range rep.Cases() {
+		if strings.HasPrefix(c.Name, rep.Root.Name+"/client/") {
+			checked[c.Name[strings.LastIndex(c.Name, "/")+1:]] = true
+		}
+	}
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if !checked[op.OperationID] {
+				t.Errorf("no client test checks operation %s", op.OperationID)
+			}
+		}
+	}
+}
+
+// With a user name and password, the suite signs in with generateToken,
+// and can replay the generateToken example that needs a password.
+func TestCredentials(t *testing.T) {
+	p := portaltest.Start(t)
+	rep := runSuite(t, conformance.Target{BaseURL: p.URL, Username: "admin", Password: "admin-password"}, "examples/generateToken|getMember")
+	wantStatus(t, rep, "examples/generateToken/issued", conformance.Passed)
+	wantStatus(t, rep, "examples/getMember/assigned", conformance.Passed)
+	if rep.Failed() {
+		t.Errorf("failures: %q", allErrors(rep.Root))
+	}
+
+	rep = runSuite(t, conformance.Target{BaseURL: p.URL, Username: "admin", Password: "wrong"}, "")
+	wantFailure(t, rep, "", "generateToken for admin")
+}
+
+// On a deployment without portalConfigProperties, what needs them is
+// reported as not run, with the target's reason; the rest still runs.
+func TestOtherDeployment(t *testing.T) {
+	p := portaltest.StartWith(t, portaltest.Options{Deployment: "online"})
+	rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken},
+		"^(examples|settings|client)$/^(updateSettings|portalConfigPropertiesMerged|roundTrip|settings)$")
+	for _, name := range []string{"examples/updateSettings/portalConfigProperties", "settings/portalConfigPropertiesMerged"} {
+		r := wantStatus(t, rep, name, conformance.NotRun)
+		if !strings.Contains(r.SkipReason(), "portalConfigProperties") || !strings.Contains(r.SkipReason(), "online") {
+			t.Errorf("%s: the reason %q does not name the field and the deployment", name, r.SkipReason())
+		}
+	}
+	for _, name := range []string{"examples/updateSettings/noticesAndBanner", "settings/roundTrip", "client/settings/getSettings"} {
+		wantStatus(t, rep, name, conformance.Passed)
+	}
+}

@@ -1,0 +1,202 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	portalapi "github.com/orgportal/portal-api"
+)
+
+func TestIgnore(t *testing.T) {
+	got := normalize(map[string]any{
+		"items":  []any{map[string]any{"id": "a", "created": 1}, map[string]any{"id": "b"}},
+		"folder": map[string]any{"id": "x", "created": 2},
+		"keep":   3,
+	})
+	ignore(got, []string{"items.created", "folder.id", "missing.path", "keep.deeper"})
+	want := normalize(map[string]any{
+		"items":  []any{map[string]any{"id": "a", "created": ignoredValue}, map[string]any{"id": "b"}},
+		"folder": map[string]any{"id": ignoredValue, "created": 2},
+		"keep":   3,
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ignore: got %s, want %s", jsonText(got), jsonText(want))
+	}
+	// An ignored field must still be present.
+	a := ignore(normalize(map[string]any{"id": "1"}), []string{"id"})
+	b := ignore(normalize(map[string]any{}), []string{"id"})
+	if len(diff(a, b)) != 1 {
+		t.Errorf("a missing ignored field went unnoticed: %q", diff(a, b))
+	}
+}
+
+func TestDiff(t *testing.T) {
+	want := map[string]any{"results": []any{map[string]any{"itemId": "a", "error": map[string]any{"code": 500}}}, "x": 1}
+	got := map[string]any{"results": []any{map[string]any{"itemId": "a"}}, "y": true}
+	d := diff(want, got)
+	wantLines := []string{`results[0].error: missing, want {"code":500}`, "x: missing, want 1", "y: unexpected, got true"}
+	if !reflect.DeepEqual(d, wantLines) {
+		t.Errorf("diff = %q, want %q", d, wantLines)
+	}
+	if d := diff([]any{1, 2}, []any{1}); len(d) != 1 || !strings.Contains(d[0], "want 2 elements, got 1") {
+		t.Errorf("diff of lengths = %q", d)
+	}
+	if d := diff(map[string]any{"a": []any{}}, map[string]any{"a": []any{}}); len(d) != 0 {
+		t.Errorf("equal values differ: %q", d)
+	}
+}
+
+func TestSubstitution(t *testing.T) {
+	s := &suite{portalID: "ORG", owner: "mary", adminUser: "boss", runID: "r",
+		fix: fixtureSpec{portalID: "0123456789ABCDEF", admin: "admin", member: "jsmith"}}
+	fx := &fixtures{folders: map[string]string{"1a9a": "f1"}, items: map[string]string{"93b5": "i1"},
+		titles: map[string]string{"Projects": "conformance-r-1 Projects"}}
+	p := &pair{body: map[string]any{"title": "projects"}}
+	s.order = []*operation{{pairs: []*pair{p}}}
+	sub := s.substitution(fx)
+	cases := map[string]string{
+		"folder: 1a9a is not a folder of jsmith": "folder: f1 is not a folder of mary",
+		"93b5":                                   "i1",
+		"0123456789ABCDEF":                       "ORG",
+		"org_admin can; admin can":               "org_admin can; boss can",
+		"a folder named projects already exists": "a folder named conformance-r-1 projects already exists",
+		"Projects":                               "conformance-r-1 Projects",
+		"jsmithson":                              "jsmithson",
+		"Read-only until 18:00 UTC (no fixture inside)": "Read-only until 18:00 UTC (no fixture inside)",
+	}
+	for in, want := range cases {
+		if got := sub.text(in); got != want {
+			t.Errorf("text(%q) = %q, want %q", in, got, want)
+		}
+	}
+	v := sub.apply(map[string]any{"jsmith": []any{"jsmith", 1.0, true}})
+	if !jsonEqual(v, map[string]any{"jsmith": []any{"mary", 1.0, true}}) {
+		t.Errorf("apply rewrote %s", jsonText(v))
+	}
+}
+
+func TestEncodeValue(t *testing.T) {
+	cases := []struct {
+		in     any
+		asJSON bool
+		want   string
+	}{
+		{[]any{"a", "b"}, false, "a,b"},
+		{[]string{"a"}, false, "a"},
+		{[]string{"/A,B", "/C"}, false, `["/A,B","/C"]`},
+		{true, false, "true"},
+		{60.0, false, "60"},
+		{"x", false, "x"},
+		{map[string]any{"text": "<b>"}, true, `{"text":"\u003cb\u003e"}`},
+		{[]any{"/A/B"}, true, `["/A/B"]`},
+	}
+	for _, c := range cases {
+		got, err := encodeValue(c.in, c.asJSON)
+		if err != nil || got != c.want {
+			t.Errorf("encodeValue(%v, %t) = %q, %v; want %q", c.in, c.asJSON, got, err, c.want)
+		}
+	}
+	if _, err := encodeValue(map[string]any{}, false); err == nil {
+		t.Error("an object was encoded as a plain form field")
+	}
+}
+
+// errorsOf is a TB that only collects errors, for tests of the parts that
+// report to a TB.
+type errorsOf struct {
+	TB
+	errs []string
+}
+
+func (e *errorsOf) Errorf(format string, args ...any) {
+	e.errs = append(e.errs, strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+func (e *errorsOf) Helper()      {}
+func (e *errorsOf) Name() string { return "errorsOf" }
+
+// The validator reports, to the TB of the request's context, answers that
+// break the contract: a body off the schema, and a status other than 200.
+func TestValidator(t *testing.T) {
+	bodies := map[string]struct {
+		status int
+		body   string
+	}{
+		"/sharing/rest/portals/self/memberCategorySchema": {200, `{"memberCategorySchema":[{"title":"A","extra":1}]}`},
+		"/sharing/rest/portals/self/settings":             {400, `{"error":{"code":400,"message":"m","details":[]}}`},
+		"/sharing/rest/no/such/operation":                 {404, `{"error":{"code":404,"message":"m","details":[]}}`},
+		"/sharing/rest/content/items/abc":                 {200, `{"id":"abc","owner":"o","ownerFolder":null,"title":"t","type":"CSV"}`},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := bodies[r.URL.Path]
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(b.status)
+		io.WriteString(w, b.body)
+	}))
+	defer srv.Close()
+	doc, err := portalapi.LoadFor(srv.URL + "/sharing/rest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newValidator(doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: v}
+	get := func(path string) []string {
+		rec := &errorsOf{}
+		req, _ := http.NewRequestWithContext(withTB(context.Background(), rec), "GET", srv.URL+"/sharing/rest"+path, nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if string(body) != bodies["/sharing/rest"+path].body {
+			t.Errorf("the validator changed the body: %s", body)
+		}
+		return rec.errs
+	}
+	if errs := get("/portals/self/memberCategorySchema"); len(errs) != 1 || !strings.Contains(errs[0], "getMemberCategorySchema") ||
+		!strings.Contains(errs[0], "does not match the contract's response schema") || !strings.Contains(errs[0], "extra") {
+		t.Errorf("a body off the schema: %q", errs)
+	}
+	if errs := get("/portals/self/settings"); len(errs) != 1 || !strings.Contains(errs[0], "answered HTTP 400") {
+		t.Errorf("a status of 400: %q", errs)
+	}
+	if errs := get("/no/such/operation"); len(errs) != 1 || !strings.Contains(errs[0], "no operation") {
+		t.Errorf("an unknown path: %q", errs)
+	}
+	if errs := get("/content/items/abc"); len(errs) != 0 {
+		t.Errorf("a valid answer was reported: %q", errs)
+	}
+}
+
+func TestCreationOrder(t *testing.T) {
+	fx := &fixtures{createdItems: []string{"r", "h", "x"}}
+	page := func(entries ...any) any { return normalize(map[string]any{"items": entries}) }
+	item := func(id string, created int) any { return map[string]any{"id": id, "created": created} }
+	cases := []struct {
+		page any
+		ok   bool
+	}{
+		{page(item("r", 1), item("h", 2), item("x", 3)), true},
+		{page(item("h", 1), item("r", 1), item("x", 1)), true}, // same millisecond: any order
+		{page(item("h", 2), item("r", 1)), false},              // created decreases
+		{page(item("h", 1), item("r", 2)), false},              // against the order of creation
+	}
+	for i, c := range cases {
+		if got := creationOrder(c.page, "items", fx) == ""; got != c.ok {
+			t.Errorf("case %d: in order %t, want %t", i, got, c.ok)
+		}
+	}
+	p := page(item("b", 1), item("a", 2))
+	byID(p, "items")
+	if ids := jsonText(p); ids != `{"items":[{"created":2,"id":"a"},{"created":1,"id":"b"}]}` {
+		t.Errorf("byID: %s", ids)
+	}
+}

@@ -1,0 +1,228 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+)
+
+// exchange is one request the suite sent and the answer it got, as seen on
+// the wire.
+type exchange struct {
+	Method      string
+	URL         string
+	OperationID string
+	Status      int
+	Body        []byte
+}
+
+type ctxKey int
+
+const (
+	tbKey ctxKey = iota
+	captureKey
+)
+
+// withTB makes the validator report problems of requests sent with ctx to t.
+func withTB(ctx context.Context, t TB) context.Context { return context.WithValue(ctx, tbKey, t) }
+
+// capture records the exchanges of requests sent with a context from
+// withCapture, so that a caller of a client method can see the raw body the
+// client decoded.
+type capture struct {
+	mu        sync.Mutex
+	exchanges []exchange
+}
+
+func withCapture(ctx context.Context, c *capture) context.Context {
+	return context.WithValue(ctx, captureKey, c)
+}
+
+func (c *capture) last() (exchange, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.exchanges) == 0 {
+		return exchange{}, false
+	}
+	return c.exchanges[len(c.exchanges)-1], true
+}
+
+// validator is an http.RoundTripper that checks every answer against the
+// contract: the route must exist, the status must be one the contract lists
+// (HTTP 200, errors included) and the body must match the response schema.
+// Problems go to the TB found in the request's context, so that whoever sent
+// the request fails, whatever code path sent it.
+type validator struct {
+	next   http.RoundTripper
+	router routers.Router
+	// orphan receives problems of requests sent without a TB in their
+	// context; the suite never does that, so it is a safety net.
+	orphan func(string)
+	// statusSeen keeps a wrong status reported once per test and operation:
+	// a portal that gets it wrong gets it wrong on every error.
+	statusSeen sync.Map // statusKey -> bool
+}
+
+type statusKey struct {
+	test   string
+	op     string
+	status int
+}
+
+func newValidator(doc *openapi3.T, next http.RoundTripper) (*validator, error) {
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		return nil, fmt.Errorf("router for the contract: %w", err)
+	}
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &validator{next: next, router: router}, nil
+}
+
+func (v *validator) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := v.next.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: reading the answer: %w", req.Method, req.URL.Path, err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+
+	route, params, rerr := v.router.FindRoute(req)
+	ex := exchange{Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Body: body}
+	if route != nil {
+		ex.OperationID = route.Operation.OperationID
+	}
+	if c, ok := req.Context().Value(captureKey).(*capture); ok {
+		c.mu.Lock()
+		c.exchanges = append(c.exchanges, ex)
+		c.mu.Unlock()
+	}
+
+	var problem string
+	if rerr != nil {
+		problem = fmt.Sprintf("%s %s: the suite sent a request the contract has no operation for (%v)", req.Method, req.URL.Path, rerr)
+	} else {
+		problem = checkResponse(req, resp, body, route, params)
+	}
+	t, _ := req.Context().Value(tbKey).(TB)
+	if problem != "" && route != nil && resp.StatusCode != http.StatusOK && t != nil {
+		if _, seen := v.statusSeen.LoadOrStore(statusKey{t.Name(), ex.OperationID, resp.StatusCode}, true); seen {
+			problem = ""
+		}
+	}
+	if problem != "" {
+		if t != nil {
+			t.Errorf("%s", problem)
+		} else if v.orphan != nil {
+			v.orphan(problem)
+		}
+	}
+	return resp, nil
+}
+
+// checkResponse returns a description of how the answer breaks the
+// contract, or "".
+func checkResponse(req *http.Request, resp *http.Response, body []byte, route *routers.Route, params map[string]string) string {
+	op := route.Operation.OperationID
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request:    req,
+			PathParams: params,
+			Route:      route,
+		},
+		Status: resp.StatusCode,
+		Header: resp.Header,
+		Options: &openapi3filter.Options{
+			IncludeResponseStatus: true,
+			MultiError:            true,
+		},
+	}
+	in.SetBodyBytes(body)
+	err := openapi3filter.ValidateResponse(req.Context(), in)
+	if err == nil {
+		return ""
+	}
+	if resp.StatusCode != http.StatusOK {
+		// The usual way to break this contract deserves a plain message.
+		return fmt.Sprintf("%s (%s %s) answered HTTP %d; the contract answers every API error with HTTP 200 and the error envelope in the body: %s",
+			op, req.Method, req.URL.Path, resp.StatusCode, clip(body, 300))
+	}
+	return fmt.Sprintf("%s (%s %s): the answer does not match the contract's response schema:\n%s\nbody: %s",
+		op, req.Method, req.URL.Path, describeValidation(err), clip(body, 600))
+}
+
+// describeValidation turns kin-openapi's errors, which embed whole schemas,
+// into one short line per problem: where and why.
+func describeValidation(err error) string {
+	var lines []string
+	var walk func(error)
+	walk = func(err error) {
+		var multi openapi3.MultiError
+		var re *openapi3filter.ResponseError
+		var se *openapi3.SchemaError
+		switch {
+		case errors.As(err, &multi):
+			for _, e := range multi {
+				walk(e)
+			}
+		case errors.As(err, &re) && re.Err != nil:
+			if re.Reason != "" && !errors.As(re.Err, &multi) && !errors.As(re.Err, &se) {
+				lines = append(lines, re.Reason+": "+re.Err.Error())
+				return
+			}
+			walk(re.Err)
+		case errors.As(err, &se):
+			if se.Origin != nil {
+				var inner openapi3.MultiError
+				var innerSE *openapi3.SchemaError
+				if errors.As(se.Origin, &inner) || errors.As(se.Origin, &innerSE) {
+					walk(se.Origin)
+					return
+				}
+			}
+			at := "/" + strings.Join(se.JSONPointer(), "/")
+			lines = append(lines, fmt.Sprintf("at %s: %s", at, se.Reason))
+		default:
+			lines = append(lines, err.Error())
+		}
+	}
+	walk(err)
+	sort.Strings(lines)
+	lines = dedupe(lines)
+	return "  - " + strings.Join(lines, "\n  - ")
+}
+
+func dedupe(in []string) []string {
+	out := in[:0]
+	for i, s := range in {
+		if i == 0 || s != in[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// clip shortens b for a message.
+func clip(b []byte, n int) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -7,7 +7,7 @@ REDOCLY := tools/redocly/node_modules/.bin/redocly
 PORTAL_TEST_POSTGRES ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export PORTAL_TEST_POSTGRES
 
-.PHONY: all generate check lint lint-spec test test-go run bench fuzz tools clean
+.PHONY: all generate generate-go check lint lint-spec test test-go run bench fuzz tools clean
 
 # Fragments append to these.
 TEST_TARGETS := test-go
@@ -16,8 +16,10 @@ include $(sort $(wildcard mk/*.mk))
 
 all: check lint test-go
 
-## generate: rebuild gen/*.gen.go from openapi.yaml
-generate:
+## generate: rebuild everything derived from openapi.yaml (gen/, docs/, the TypeScript client)
+generate: generate-go docs generate-ts
+
+generate-go:
 	$(GO) generate ./gen/...
 
 ## check: fail when generated code, go.mod or go.sum drift from their sources

@@ -1,0 +1,56 @@
+# Reference documentation (docs/reference.html, built by Redocly from
+# openapi.yaml) and the breaking-change gate against the last release.
+
+.PHONY: docs check-docs test-docs tools-chromium check-breaking test-breaking changelog-api
+
+TEST_TARGETS += check-docs test-docs check-breaking test-breaking
+
+CHROMIUM := /usr/bin/chromium
+# No usage data and no update check: a build must not depend on the network.
+REDOCLY_ENV := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
+# build-docs writes a page that loads Redoc from a CDN; inline-redoc.mjs
+# inlines the pinned bundle instead. $(1) is the output file.
+define build-docs
+tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+$(REDOCLY_ENV) $(REDOCLY) build-docs openapi.yaml --config tools/redocly/redocly.yaml \
+  --disableGoogleFont --output "$$tmp/redoc.html" >"$$tmp/log" 2>&1 || { cat "$$tmp/log"; exit 1; }; \
+node tools/redocly/inline-redoc.mjs "$$tmp/redoc.html" $(1)
+endef
+
+## docs: rebuild docs/reference.html from openapi.yaml
+docs: $(REDOCLY)
+	@$(call build-docs,docs/reference.html)
+	@echo "docs/reference.html: $$(wc -c <docs/reference.html) bytes"
+
+## check-docs: fail when docs/reference.html differs from a fresh build
+check-docs: $(REDOCLY)
+	@out=$$(mktemp); trap 'rm -f "$$out"' EXIT; \
+	( $(call build-docs,"$$out") ); \
+	cmp -s "$$out" docs/reference.html || { echo "docs/reference.html is out of date: run 'make docs' and commit"; exit 1; }
+
+tools-chromium:
+	@test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+
+## test-docs: load docs/reference.html in headless Chromium
+test-docs: tools-chromium
+	PORTAL_TEST_BROWSER=1 $(GO) test -count=1 -run '^TestDocsInBrowser$$' ./docs/
+
+# The gate and oasdiff live in their own module (tools/oasdiff): oasdiff pins
+# a kin-openapi older than the server's.
+OASDIFF_GO := $(GO) -C tools/oasdiff
+
+## check-breaking: fail on a breaking change since the last release unless the major of info.version was raised
+check-breaking:
+	$(OASDIFF_GO) run ./checkbreaking -released $(CURDIR)/api/released $(CURDIR)/openapi.yaml
+
+## changelog-api: write CHANGELOG-api.md, the changes since the last release
+changelog-api:
+	$(OASDIFF_GO) run ./checkbreaking -released $(CURDIR)/api/released -changelog $(CURDIR)/CHANGELOG-api.md $(CURDIR)/openapi.yaml
+
+## test-breaking: the gate's own tests, vet and staticcheck (the top-level lint does not see this module)
+test-breaking:
+	staticcheck=$$($(GO) tool -n staticcheck); \
+	$(OASDIFF_GO) mod tidy -diff; \
+	$(OASDIFF_GO) vet ./...; \
+	( cd tools/oasdiff && "$$staticcheck" ./... ); \
+	$(OASDIFF_GO) test -count=1 ./...

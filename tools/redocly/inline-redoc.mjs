@@ -1,0 +1,58 @@
+// Makes the page written by `redocly build-docs` self-contained: build-docs
+// always loads Redoc's browser bundle from cdn.redocly.com, so the page would
+// not render offline nor behind a strict Content-Security-Policy. This script
+// replaces that <script src> with the same bundle inlined from the pinned
+// redoc package, and fails when the page or the versions are not as expected.
+//
+// Usage: node inline-redoc.mjs IN.html OUT.html
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const [input, output] = process.argv.slice(2);
+if (!input || !output) {
+  console.error('usage: node inline-redoc.mjs IN.html OUT.html');
+  process.exit(2);
+}
+
+const require = createRequire(import.meta.url);
+const version = require('redoc/package.json').version;
+const bundlePath = require.resolve('redoc/bundles/redoc.standalone.js');
+// The page ships the bundle, so it ships the notices the bundle points to.
+const license = readFileSync(require.resolve('redoc/LICENSE'), 'utf8');
+if (license.includes('*/')) {
+  console.error('redoc/LICENSE contains "*/": cannot put it in a comment');
+  process.exit(1);
+}
+const bundle =
+  `/*! redoc ${version}\n${license}*/\n` +
+  readFileSync(`${bundlePath}.LICENSE.txt`, 'utf8') +
+  readFileSync(bundlePath, 'utf8').replace(
+    '/*! For license information please see redoc.standalone.js.LICENSE.txt */',
+    '',
+  );
+// A closing tag inside the bundle would end the inline script early.
+if (/<\/script/i.test(bundle)) {
+  console.error('redoc.standalone.js contains "</script": cannot inline it');
+  process.exit(1);
+}
+
+const page = readFileSync(input, 'utf8');
+const tags = [...page.matchAll(/<script src="https:\/\/cdn\.redocly\.com\/redoc\/v([^/"]+)\/bundles\/redoc\.standalone\.js"><\/script>/g)];
+if (tags.length !== 1) {
+  console.error(`${input}: expected one Redoc CDN <script>, found ${tags.length}`);
+  process.exit(1);
+}
+// The prerendered markup and the hydration state come from the redoc that
+// build-docs runs; the bundle must be that same version.
+if (tags[0][1] !== version) {
+  console.error(`${input}: page wants redoc ${tags[0][1]}, tools/redocly pins ${version}: align package.json`);
+  process.exit(1);
+}
+// A function replacement: a string one would expand "$&" and the like found in the bundle.
+const out = page.replace(tags[0][0], () => `<script>${bundle}</script>`);
+// Links (<a href>) may point anywhere; what the page loads may not.
+if (/<(?:script|img|iframe)\b[^>]*\bsrc="(?:https?:)?\/\/|<link\b[^>]*\bhref="(?:https?:)?\/\//i.test(out)) {
+  console.error(`${input}: still loads a resource from another origin (build with --disableGoogleFont)`);
+  process.exit(1);
+}
+writeFileSync(output, out);

@@ -9,6 +9,8 @@ export PORTAL_TEST_POSTGRES
 
 .PHONY: all generate generate-go check lint lint-spec test test-go run bench fuzz tools clean
 
+.DEFAULT_GOAL := all
+
 # Fragments append to these.
 TEST_TARGETS := test-go
 BENCH_TARGETS := bench-go
@@ -41,7 +43,7 @@ lint: lint-spec
 	$(GO) tool staticcheck ./...
 
 lint-spec: $(REDOCLY)
-	$(REDOCLY) lint openapi.yaml --config tools/redocly/redocly.yaml --format=stylish
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint openapi.yaml --config tools/redocly/redocly.yaml --format=stylish
 
 ## test: every check and every test (PostgreSQL tests use PORTAL_TEST_POSTGRES)
 test: check lint

@@ -74,6 +74,11 @@ func (s *Service) MemberCategorySchema(ctx context.Context, p Principal, portalI
 	return out, wrap("read member category schema", err)
 }
 
+// SchemaTooDeep is ORG_1132 for a schema too deeply nested to be read at all.
+func SchemaTooDeep() *Error {
+	return schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: more than %d levels, the maximum is %d", MaxCategoryDepth+1, MaxCategoryDepth))
+}
+
 func schemaTooBig(detail string) *Error {
 	return &Error{Code: 400, MessageCode: MsgCodeSchemaTooBig, Message: msgAssignSchema, Details: []string{detail}}
 }
@@ -86,7 +91,11 @@ func checkSchema(nodes []CategoryNode) error {
 	}
 	depth, count := measure(nodes, 1)
 	if depth > MaxCategoryDepth {
-		return schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: %d levels, the maximum is %d", depth, MaxCategoryDepth))
+		levels := fmt.Sprintf("%d levels", depth)
+		if hasLevel(nodes, depth+1) {
+			levels = fmt.Sprintf("more than %d levels", depth)
+		}
+		return schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: %s, the maximum is %d", levels, MaxCategoryDepth))
 	}
 	if count > MaxCategoryNodes {
 		return schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: %d categories, the maximum is %d", count, MaxCategoryNodes))
@@ -116,6 +125,20 @@ func measure(nodes []CategoryNode, level int) (depth, count int) {
 		depth, count = max(depth, d), count+c
 	}
 	return depth, count
+}
+
+// hasLevel reports whether the forest reaches level (its roots are level 1),
+// descending no further than that.
+func hasLevel(nodes []CategoryNode, level int) bool {
+	if level <= 1 {
+		return len(nodes) > 0
+	}
+	for _, n := range nodes {
+		if hasLevel(n.Categories, level-1) {
+			return true
+		}
+	}
+	return false
 }
 
 func checkTitles(nodes []CategoryNode, parent string, problems *[]string) {

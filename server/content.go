@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
 // MaxBatchIDs is the most item ids one moveItems or deleteItems request may name.
@@ -35,6 +37,13 @@ func checkBatch(ids []string) error {
 	}
 	if len(ids) > MaxBatchIDs {
 		return Invalid(fmt.Sprintf("items: %d ids, the maximum is %d", len(ids), MaxBatchIDs))
+	}
+	// A JSON list can carry a NUL (\u0000) past the transport's text check;
+	// no id holds one, and PostgreSQL cannot look one up.
+	for i, id := range ids {
+		if !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+			return Invalid(fmt.Sprintf("items[%d]: holds a NUL character or bytes that are not UTF-8", i))
+		}
 	}
 	return nil
 }
@@ -144,7 +153,7 @@ func (s *Service) CreateFolder(ctx context.Context, p Principal, username, title
 				return Invalid(fmt.Sprintf("title: a folder named %s already exists", title))
 			}
 		}
-		out = Folder{ID: s.newID(), Owner: owner.Username, Title: title, Created: s.now()}
+		out = Folder{ID: s.newID(), Owner: owner.Username, Title: title, Created: s.created()}
 		return tx.PutFolder(ctx, out)
 	})
 	return out, wrap("create folder", err)
@@ -210,7 +219,7 @@ func (s *Service) AddItem(ctx context.Context, p Principal, username, folderID s
 				return err
 			}
 		}
-		now := s.now()
+		now := s.created()
 		out = Item{ID: s.newID(), Owner: owner.Username, FolderID: folderID, Title: strings.TrimSpace(in.Title),
 			Type: strings.TrimSpace(in.Type), Description: in.Description, Tags: cleanTags(in.Tags), Created: now, Modified: now}
 		return tx.PutItem(ctx, out)
@@ -292,4 +301,19 @@ func (s *Service) Item(ctx context.Context, p Principal, id string) (Item, error
 		return nil
 	})
 	return out, wrap("read item", err)
+}
+
+// created returns the time to stamp on a new folder or item: now, at
+// millisecond precision (what the store keeps), but always later than the
+// last one this process stamped. Listings are ordered by creation time, then
+// id; without this, things made in the same millisecond would be listed in
+// the order of their random ids.
+func (s *Service) created() time.Time {
+	for {
+		last := s.lastCreated.Load()
+		next := max(s.now().UnixMilli(), last+1)
+		if s.lastCreated.CompareAndSwap(last, next) {
+			return time.UnixMilli(next).UTC()
+		}
+	}
 }

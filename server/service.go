@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Service carries out every operation's rules on a Store. It is safe for
@@ -17,6 +20,9 @@ type Service struct {
 	gates Gates
 	now   func() time.Time
 	newID func() string
+	// lastCreated makes creation times strictly increasing in a process, so
+	// that listings in creation order keep the order things were made.
+	lastCreated atomic.Int64
 }
 
 // Option configures a Service.
@@ -80,6 +86,10 @@ func resolveUser(ctx context.Context, tx Tx, username string) (User, error) {
 func (s *Service) Authenticate(ctx context.Context, token string) (Principal, error) {
 	if token == "" {
 		return Principal{}, nil
+	}
+	if !utf8.ValidString(token) || strings.ContainsRune(token, 0) {
+		// Never issued, and not a key every store can look up.
+		return Principal{}, clone(ErrInvalidToken)
 	}
 	var p Principal
 	err := s.store.View(ctx, func(tx Tx) error {

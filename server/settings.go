@@ -59,7 +59,7 @@ func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID stri
 	}))
 }
 
-// Settings returns the settings read. Anonymous callers, and callers of
+// Settings returns the settings read. Anonymous callers, and members of
 // another organization, do not see portalConfigProperties; on a deployment
 // without them they are never shown.
 func (s *Service) Settings(ctx context.Context, p Principal, portalID string) (Settings, error) {
@@ -69,14 +69,14 @@ func (s *Service) Settings(ctx context.Context, p Principal, portalID string) (S
 		if err != nil {
 			return err
 		}
-		if !p.Anonymous() && p.User.OrgID != org.ID {
-			return clone(ErrForbidden)
-		}
 		out, err = tx.Settings(ctx, org.ID)
 		if err != nil {
 			return err
 		}
-		if p.Anonymous() || s.gates.Check("portalConfigProperties") != "" {
+		// What anonymous visitors may read, members of other organizations may
+		// too; the configuration properties are for the organization's own.
+		public := p.Anonymous() || p.User.OrgID != org.ID
+		if public || s.gates.Check("portalConfigProperties") != "" {
 			out.PortalConfig = nil
 		} else if out.PortalConfig == nil {
 			out.PortalConfig = map[string]json.RawMessage{}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -25,6 +26,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	portalapi "github.com/orgportal/portal-api"
+	"github.com/orgportal/portal-api/docs"
 	"github.com/orgportal/portal-api/gen"
 	"github.com/orgportal/portal-api/server"
 )
@@ -51,6 +53,9 @@ type Config struct {
 const (
 	ctxOperation = "portal.operation"
 	ctxPretty    = "portal.pretty"
+	ctxParams    = "portal.params"
+	// ctxBadRequest holds a body error found before routing.
+	ctxBadRequest = "portal.badRequest"
 )
 
 type srv struct {
@@ -63,7 +68,7 @@ type srv struct {
 }
 
 // New returns the HTTP handler of the API and its side routes (/health,
-// /openapi.yaml, /emulator/reset).
+// /openapi.yaml, /docs, /emulator/reset).
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("api: no store")
@@ -115,6 +120,7 @@ func New(cfg Config) (http.Handler, error) {
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml; charset=utf-8", portalapi.YAML)
 	})
+	e.GET("/docs", func(c echo.Context) error { return c.HTMLBlob(http.StatusOK, docs.ReferenceHTML) })
 	e.POST("/emulator/reset", s.reset)
 	g := e.Group(base, s.readParams, s.route, s.authenticate, s.validate)
 	gen.RegisterHandlersWithBaseURL(groupRouter{g}, gen.NewStrictHandler(&handlers{svc: s.svc}, []gen.StrictMiddlewareFunc{writeResponse}), "")
@@ -203,13 +209,16 @@ func (s *srv) readParams(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 			ct := req.Header.Get(echo.HeaderContentType)
-			isForm = strings.HasPrefix(strings.ToLower(ct), echo.MIMEApplicationForm)
-			if len(body) > 0 && !isForm {
-				c.Set(ctxPretty, query.Get("f") == "pjson")
-				return server.Invalid(fmt.Sprintf("Content-Type: %q is not accepted; send application/x-www-form-urlencoded", ct))
-			}
-			if params, err = url.ParseQuery(string(body)); err != nil {
-				return server.Invalid("the form body is not URL-encoded: " + err.Error())
+			mt, _, _ := mime.ParseMediaType(ct)
+			switch {
+			case len(body) > 0 && mt != echo.MIMEApplicationForm:
+				// Reported once the route is known, so an unknown path stays a 404.
+				c.Set(ctxBadRequest, server.Invalid(fmt.Sprintf("Content-Type: %q is not accepted; send application/x-www-form-urlencoded", ct)))
+			default:
+				if params, err = url.ParseQuery(string(body)); err != nil {
+					c.Set(ctxBadRequest, server.Invalid("the form body is not URL-encoded: "+err.Error()))
+					params = url.Values{}
+				}
 			}
 			isForm = true
 		}
@@ -231,6 +240,7 @@ func (s *srv) readParams(next echo.HandlerFunc) echo.HandlerFunc {
 			params = query
 		}
 		req.URL.RawQuery = query.Encode()
+		c.Set(ctxParams, params)
 		c.Set(ctxPretty, params.Get("f") == "pjson")
 		c.Set("portal.token", token)
 		return next(c)
@@ -318,6 +328,9 @@ func principal(ctx context.Context) server.Principal {
 // authenticate, which knows the portal's codes.
 func (s *srv) validate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if err, bad := c.Get(ctxBadRequest).(error); bad {
+			return err
+		}
 		rt := c.Get("portal.route").(*routers.Route)
 		req := c.Request()
 		var body []byte
@@ -326,11 +339,28 @@ func (s *srv) validate(next echo.HandlerFunc) echo.HandlerFunc {
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		_, pathParams, _ := s.router.FindRoute(req)
+		// The router gives path values as sent, still escaped; the contract's
+		// limits (maxLength) are on the values themselves.
+		for name, v := range pathParams {
+			if u, err := url.PathUnescape(v); err == nil {
+				pathParams[name] = u
+			}
+		}
+		params, _ := c.Get(ctxParams).(url.Values)
+		if err := checkText(pathParams, params); err != nil {
+			return err
+		}
 		in := &openapi3filter.RequestValidationInput{
 			Request: req, PathParams: pathParams, Route: rt,
-			Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+			Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+				// The details dump the value indented: quadratic in its depth,
+				// seconds for a deeply nested document, and never shown.
+				SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()}},
 		}
 		if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
+			if de, isDomain := server.AsError(err); isDomain {
+				return de // a rule the decoder had to apply itself (decode.go, maxDepth)
+			}
 			return validationError(err)
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))

@@ -161,3 +161,12 @@ func TestMemberCategories(t *testing.T) {
 		t.Errorf("after delete jdoe holds %s", js(got.body["categories"]))
 	}
 }
+
+// A tree too deep for the JSON parser is still the limit's ORG_1132.
+func TestCategorySchemaDeeperThanJSONAllows(t *testing.T) {
+	p := pt.Start(t)
+	deep := strings.Repeat(`{"title":"x","categories":[`, 6000) + `{"title":"y"}` + strings.Repeat(`]}`, 6000)
+	fails(t, post(t, p, schemaPath+"/assignMemberCategorySchema", pt.AdminToken, form("memberCategorySchema", `{"memberCategorySchema":[`+deep+`]}`)),
+		400, "ORG_1132", "more than 4 levels, the maximum is 3")
+	fails(t, assign(t, p, pt.AdminToken, chain(5)), 400, "ORG_1132", "more than 4 levels")
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	pt "github.com/orgportal/portal-api/internal/portaltest"
 )
@@ -170,4 +171,27 @@ func TestGenerateToken(t *testing.T) {
 	fails(t, post(t, p, "/generateToken", "", form("username", "jsmith", "password", "nope")), 400, "Invalid username or password.")
 	fails(t, post(t, p, "/generateToken", "", form("username", "ghost", "password", "nope")), 400, "Invalid username or password.")
 	fails(t, post(t, p, "/generateToken", "", form("username", "jsmith", "password", "x", "expiration", "0")), 400, "expiration")
+}
+
+// Folders and items are listed in the order they were made, even when made
+// within one millisecond.
+func TestListingsKeepCreationOrder(t *testing.T) {
+	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := pt.StartWith(t, pt.Options{Now: func() time.Time { return frozen }})
+	user := "/content/users/" + pt.Member
+	var want []string
+	for i := range 8 {
+		a := ok(t, post(t, p, user+"/createFolder", pt.MemberToken, form("title", fmt.Sprintf("F%d", i))))
+		want = append(want, a.body["folder"].(map[string]any)["id"].(string))
+	}
+	root := ok(t, get(t, p, user, pt.MemberToken, form("num", "100")))
+	var got []string
+	for _, f := range root.body["folders"].([]any) {
+		if id := f.(map[string]any)["id"].(string); id != pt.ProjectsFolder && id != pt.ArchiveFolder {
+			got = append(got, id)
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("folders listed as %v, made as %v", got, want)
+	}
 }

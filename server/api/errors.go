@@ -111,6 +111,12 @@ func validationError(err error) *server.Error {
 		var re *openapi3filter.RequestError
 		var se *openapi3.SchemaError
 		var pe *openapi3filter.ParseError
+		if r, isReq := err.(*openapi3filter.RequestError); isReq && r.Parameter != nil && r.Err != nil {
+			// Taken before errors.As, which would look through it to the
+			// errors it wraps and lose the parameter's name.
+			walk(r.Err, r.Parameter.Name)
+			return
+		}
 		switch {
 		case errors.As(err, &me):
 			for _, e := range me {

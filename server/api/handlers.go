@@ -162,11 +162,7 @@ func (h *handlers) GetMember(ctx context.Context, r gen.GetMemberRequestObject) 
 }
 
 func (h *handlers) UpdateMember(ctx context.Context, r gen.UpdateMemberRequestObject) (gen.UpdateMemberResponseObject, error) {
-	paths, err := r.Body.Categories.Decode()
-	if err != nil {
-		return nil, server.Invalid("categories: " + err.Error())
-	}
-	u, err := h.svc.SetMemberCategories(ctx, principal(ctx), r.UserName, paths)
+	u, err := h.svc.SetMemberCategories(ctx, principal(ctx), r.UserName, r.Body.Categories.Values())
 	if err != nil {
 		return nil, err
 	}

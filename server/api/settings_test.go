@@ -50,10 +50,13 @@ func TestPortalConfigMerge(t *testing.T) {
 	if js(got.body["portalConfigProperties"]) != want {
 		t.Errorf("merged properties = %s, want %s", js(got.body["portalConfigProperties"]), want)
 	}
-	// Anonymous readers see the notices but never the properties.
-	anon := ok(t, get(t, p, settingsPath, "", nil))
-	if _, has := anon.body["portalConfigProperties"]; has {
-		t.Errorf("anonymous read shows portalConfigProperties: %s", anon.raw)
+	// Anonymous readers, and members of other organizations, see the notices
+	// but never the properties.
+	for _, token := range []string{"", pt.OtherAdminToken} {
+		public := ok(t, get(t, p, settingsPath, token, nil))
+		if _, has := public.body["portalConfigProperties"]; has {
+			t.Errorf("read with token %q shows portalConfigProperties: %s", token, public.raw)
+		}
 	}
 }
 
@@ -118,7 +121,7 @@ func TestVersionAndDeploymentGates(t *testing.T) {
 	iot := `{"iotViewerUrl":"https://velocity.example.org"}`
 	cases := []struct {
 		version, deployment, props string
-		wantDetail             string // "" = accepted
+		wantDetail                 string // "" = accepted
 	}{
 		{"11.5", "enterprise", props, ""},
 		{"11.0", "enterprise", props, ""},

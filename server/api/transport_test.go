@@ -3,11 +3,13 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orgportal/portal-api/docs"
 	pt "github.com/orgportal/portal-api/internal/portaltest"
 )
 
@@ -135,6 +137,14 @@ func TestSideRoutes(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/yaml") {
 		t.Fatalf("openapi.yaml: %v %v", err, resp)
 	}
+	resp, err = http.Get(p.Root + "/docs")
+	if err != nil || resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("docs: %v %v", err, resp)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	if !bytes.Equal(page, docs.ReferenceHTML) || len(page) == 0 {
+		t.Error("/docs is not the reference page")
+	}
 	ok(t, move(t, p, pt.MemberToken, pt.RoadsItem, pt.ArchiveFolder))
 	resp, err = http.Post(p.Root+"/emulator/reset", "", nil)
 	if err != nil || resp.StatusCode != 200 {
@@ -151,4 +161,41 @@ func mustReq(method, url, body string) *http.Request {
 		panic(err)
 	}
 	return r
+}
+
+// A generator that ignores encoding explodes objects and lists; the server
+// says so instead of ignoring the fields.
+func TestExplodedFieldsAreRefused(t *testing.T) {
+	p := pt.Start(t)
+	before := dump(t, p)
+	fails(t, post(t, p, settingsPath+"/update", pt.AdminToken, form("informationalBanner[text]", "x", "informationalBanner[enabled]", "false")),
+		400, "send informationalBanner as one form field")
+	fails(t, post(t, p, movePath, pt.MemberToken, form("items[0]", pt.RoadsItem, "folder", "/")), 400, "send items as one form field")
+	if dump(t, p) != before {
+		t.Error("refused requests changed the store")
+	}
+	// Unknown parameters that are not exploded fields stay ignored, as the portal does.
+	ok(t, post(t, p, settingsPath+"/update", pt.AdminToken, form("informationalBanner", `{"enabled":false}`, "owner[x]", "1")))
+}
+
+func TestContentTypes(t *testing.T) {
+	p := pt.Start(t)
+	send := func(path, ct, body string) answer {
+		req := mustReq(http.MethodPost, p.URL+path+"?token="+pt.MemberToken, body)
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		return do(t, req)
+	}
+	moveForm := "items=" + pt.RoadsItem + "&folder=/"
+	// Parameters in the media type are fine; a longer type is not the form type.
+	if got := results(t, send(movePath, "application/x-www-form-urlencoded; charset=UTF-8", moveForm)); got != pt.RoadsItem+":500" {
+		t.Errorf("form with charset: %s", got)
+	}
+	fails(t, send(movePath, "application/x-www-form-urlencodedX", moveForm), 400, "Content-Type")
+	fails(t, send(movePath, "", moveForm), 400, "Content-Type")
+	// An unknown path stays a 404 whatever the body.
+	if a := send("/no/such/operation", "application/json", `{}`); a.status != 404 || a.errCode() != 404 {
+		t.Errorf("unknown path with a JSON body: %d %s", a.status, a.raw)
+	}
 }

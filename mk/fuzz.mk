@@ -1,0 +1,28 @@
+# Fuzzing: the form and JSON decoding of every operation (server/api) and the
+# member category schema rules (server). Seeds come from f.Add and from the
+# committed corpora in testdata/fuzz/; a plain `go test` replays both.
+
+.PHONY: fuzz test-fuzz-short
+
+TEST_TARGETS += test-fuzz-short
+
+FUZZTIME ?= 30s
+FUZZTIME_SHORT ?= 5s
+# package:target pairs; go test fuzzes one target of one package at a time.
+FUZZ_TARGETS := ./server/api:FuzzFormDecode ./server:FuzzCategorySchema
+
+define run-fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$name ($$pkg) for $(1)"; \
+	  $(GO) test -run "^$$name\$$" -fuzz "^$$name\$$" -fuzztime $(1) $$pkg || exit 1; \
+	done
+endef
+
+## fuzz: run each fuzz target for FUZZTIME (default 30s)
+fuzz:
+	$(call run-fuzz,$(FUZZTIME))
+
+## test-fuzz-short: each fuzz target for FUZZTIME_SHORT (default 5s), part of make test
+test-fuzz-short:
+	$(call run-fuzz,$(FUZZTIME_SHORT))

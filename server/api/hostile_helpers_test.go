@@ -1,0 +1,204 @@
+package api_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	pt "github.com/orgportal/portal-api/internal/portaltest"
+)
+
+// hostileCase is one malformed or hostile request and the answer it must get.
+// Every case must leave the store as it found it.
+type hostileCase struct {
+	op      string            // operationId aimed at; "" for paths that are no operation
+	name    string            // what is wrong with the request
+	method  string            // POST when empty
+	path    string            // after the API root, as sent (escapes kept)
+	root    bool              // path is relative to the server root, not the API root
+	query   string            // raw query string
+	body    string            // raw body
+	ctype   string            // Content-Type; the form type for a POST when empty; "none" sends none
+	auth    string            // token sent as Authorization: Bearer; admin when empty; "none" sends none
+	header  map[string]string // further headers
+	chunked bool              // send the body without a length
+	status  int               // HTTP status; 200 when 0
+	code    int               // envelope code; 0 means no envelope and every item result is CONT_0001
+	detail  string            // substring of the messageCode, message or a detail
+	items   int               // with code 0: the number of item results
+}
+
+// enc is a form body built from name/value pairs.
+func enc(kv ...string) string { return form(kv...).Encode() }
+
+// deepSchema is a memberCategorySchema document whose tree is levels deep
+// along a single branch (one node per level, plus a leaf).
+func deepSchema(levels int) string {
+	var b strings.Builder
+	b.WriteString(`{"memberCategorySchema":[`)
+	for range levels - 1 {
+		b.WriteString(`{"title":"a","categories":[`)
+	}
+	b.WriteString(`{"title":"leaf"}`)
+	for range levels - 1 {
+		b.WriteString(`]}`)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// nest wraps inner in n JSON arrays.
+func nest(n int, inner string) string {
+	return strings.Repeat("[", n) + inner + strings.Repeat("]", n)
+}
+
+// ids is n distinct item ids, comma-separated.
+func ids(n int) string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%032x", i)
+	}
+	return strings.Join(out, ",")
+}
+
+// sendHostile sends c as written: raw path, raw query, raw body.
+func sendHostile(t *testing.T, p *pt.Portal, c hostileCase) answer {
+	t.Helper()
+	base := p.URL
+	if c.root {
+		base = p.Root
+	}
+	target := base + c.path
+	if c.query != "" {
+		target += "?" + c.query
+	}
+	method := c.method
+	if method == "" {
+		method = http.MethodPost
+	}
+	var body io.Reader = strings.NewReader(c.body)
+	if c.chunked {
+		body = io.MultiReader(body) // hides the length from the client
+	}
+	req, err := http.NewRequest(method, target, body)
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	switch {
+	case c.ctype == "none":
+	case c.ctype != "":
+		req.Header.Set("Content-Type", c.ctype)
+	case method == http.MethodPost:
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	switch c.auth {
+	case "none":
+	case "":
+		req.Header.Set("Authorization", "Bearer "+pt.AdminToken)
+	default:
+		req.Header.Set("Authorization", "Bearer "+c.auth)
+	}
+	for k, v := range c.header {
+		req.Header.Set(k, v)
+	}
+	return do(t, req)
+}
+
+// checkHostile checks the answer to c; it reports through t.Errorf so that
+// one case's failure does not hide the others.
+func checkHostile(t *testing.T, c hostileCase, a answer) {
+	t.Helper()
+	if a.status >= 500 || a.errCode() >= 500 {
+		t.Fatalf("server failure: HTTP %d %s", a.status, a.raw)
+	}
+	if ct := a.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if c.code == 0 {
+		checkAllItemsFail(t, c, a)
+		return
+	}
+	wantStatus := c.status
+	if wantStatus == 0 {
+		wantStatus = http.StatusOK
+	}
+	if a.status != wantStatus || a.errCode() != c.code {
+		t.Fatalf("want HTTP %d with envelope code %d, got HTTP %d %.600s", wantStatus, c.code, a.status, a.raw)
+	}
+	if msg, _ := a.errField("message").(string); msg == "" {
+		t.Errorf("envelope without a message: %.600s", a.raw)
+	}
+	if _, isList := a.errField("details").([]any); !isList {
+		t.Errorf("details is not an array: %.600s", a.raw)
+	}
+	text := fmt.Sprint(a.errField("messageCode"), " ", a.errField("message"), " ", strings.Join(a.details(), " | "))
+	if !strings.Contains(text, c.detail) {
+		t.Errorf("error does not mention %q: %.600s", c.detail, a.raw)
+	}
+}
+
+// checkAllItemsFail checks a batch answer in which every id is refused on
+// its own (unknown or not the user's): no envelope, CONT_0001 for each.
+func checkAllItemsFail(t *testing.T, c hostileCase, a answer) {
+	t.Helper()
+	if a.status != http.StatusOK || a.body["error"] != nil {
+		t.Fatalf("want per-item results, got HTTP %d %.600s", a.status, a.raw)
+	}
+	rs, _ := a.body["results"].([]any)
+	if len(rs) != c.items {
+		t.Fatalf("want %d results, got %d: %.600s", c.items, len(rs), a.raw)
+	}
+	for _, r := range rs {
+		m, _ := r.(map[string]any)
+		e, _ := m["error"].(map[string]any)
+		if m["success"] != false || e == nil || e["code"] != 400.0 || e["messageCode"] != "CONT_0001" {
+			t.Errorf("result %v: want success false with CONT_0001", r)
+		}
+	}
+}
+
+// postgresPortal starts the server on a schema of its own in the database
+// PORTAL_TEST_POSTGRES names, or skips when the variable is unset.
+func postgresPortal(t *testing.T) *pt.Portal {
+	t.Helper()
+	base := os.Getenv("PORTAL_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("PORTAL_TEST_POSTGRES is not set")
+	}
+	db, err := sql.Open("pgx", base) // the driver comes with the SQL store
+	if err != nil {
+		t.Fatalf("PORTAL_TEST_POSTGRES: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	schema := "portal_hostile_" + hex.EncodeToString(b[:])
+	if _, err := db.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("PORTAL_TEST_POSTGRES: create schema: %v", err)
+	}
+	// Registered before the server's own cleanups, so it runs after them.
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := db.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("PORTAL_TEST_POSTGRES: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return pt.StartWith(t, pt.Options{DSN: u.String()})
+}

@@ -1,0 +1,157 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// schemaFacts are what the schema rules judge, computed without recursion
+// and without the code under test.
+type schemaFacts struct {
+	depth    int  // levels of the deepest node; 0 for no node
+	total    int  // all nodes
+	upTo4    int  // nodes at levels 1 to 4, what measure may count
+	titlesOK bool // every title non-empty, without '/', unique among its siblings ignoring case
+}
+
+func factsOf(nodes []CategoryNode) schemaFacts {
+	type siblings struct {
+		nodes []CategoryNode
+		level int
+	}
+	f := schemaFacts{titlesOK: true}
+	queue := []siblings{{nodes, 1}}
+	for len(queue) > 0 {
+		g := queue[0]
+		queue = queue[1:]
+		seen := map[string]bool{}
+		for _, n := range g.nodes {
+			f.total++
+			f.depth = max(f.depth, g.level)
+			if g.level <= MaxCategoryDepth+1 {
+				f.upTo4++
+			}
+			key := strings.ToLower(n.Title)
+			if strings.TrimSpace(n.Title) == "" || strings.Contains(n.Title, "/") || seen[key] {
+				f.titlesOK = false
+			}
+			seen[key] = true
+			if len(n.Categories) > 0 {
+				queue = append(queue, siblings{n.Categories, g.level + 1})
+			}
+		}
+	}
+	return f
+}
+
+// graft hangs a chain of extra levels under the first leaf, so the fuzzer
+// reaches depths JSON cannot carry (encoding/json stops at 10,000).
+func graft(nodes []CategoryNode, extra int) []CategoryNode {
+	var chain []CategoryNode
+	for i := extra; i >= 1; i-- {
+		chain = []CategoryNode{{Title: fmt.Sprintf("G%d", i), Categories: chain}}
+	}
+	if len(nodes) == 0 {
+		return chain
+	}
+	n := &nodes[0]
+	for len(n.Categories) > 0 {
+		n = &n.Categories[0]
+	}
+	n.Categories = chain
+	return nodes
+}
+
+// checkSchemaRules checks measure and checkSchema against the rules of
+// api.md on one forest.
+func checkSchemaRules(t *testing.T, nodes []CategoryNode) {
+	t.Helper()
+	f := factsOf(nodes)
+
+	// measure counts nodes down to the first level past the limit and no
+	// further: its count proves it never descended deeper.
+	depth, count := measure(nodes, 1)
+	if want := min(f.depth, MaxCategoryDepth+1); depth != want {
+		t.Errorf("measure depth = %d, want %d (true depth %d)", depth, want, f.depth)
+	}
+	if count != f.upTo4 {
+		t.Errorf("measure count = %d, want the %d nodes of levels 1-4 (of %d)", count, f.upTo4, f.total)
+	}
+
+	err := checkSchema(nodes)
+	var want []string // ORG_1132 details; nil when another outcome is due
+	switch {
+	case f.total == 0:
+		want = []string{"Schema is empty: it must hold at least one category"}
+	case f.depth > MaxCategoryDepth:
+		levels := fmt.Sprintf("%d levels", MaxCategoryDepth+1)
+		if f.depth > MaxCategoryDepth+1 {
+			levels = fmt.Sprintf("more than %d levels", MaxCategoryDepth+1)
+		}
+		want = []string{fmt.Sprintf("Schema exceeds max tree size: %s, the maximum is %d", levels, MaxCategoryDepth)}
+	case f.total > MaxCategoryNodes:
+		want = []string{fmt.Sprintf("Schema exceeds max tree size: %d categories, the maximum is %d", f.total, MaxCategoryNodes)}
+	}
+	e, isErr := AsError(err)
+	switch {
+	case want != nil:
+		if !isErr || e.Code != 400 || e.MessageCode != MsgCodeSchemaTooBig || e.Message != msgAssignSchema || !slices.Equal(e.Details, want) {
+			t.Errorf("checkSchema = %v, want ORG_1132 %q", err, want)
+		}
+	case !f.titlesOK:
+		if !isErr || e.Code != 400 || e.MessageCode != "" || len(e.Details) == 0 {
+			t.Errorf("checkSchema = %v, want a 400 naming the bad titles", err)
+		}
+	default:
+		if err != nil {
+			t.Errorf("checkSchema = %v, want the schema accepted (depth %d, %d nodes)", err, f.depth, f.total)
+		}
+	}
+	if err == nil && (f.depth > MaxCategoryDepth || f.total > MaxCategoryNodes || f.total == 0 || !f.titlesOK) {
+		t.Errorf("accepted a schema breaking the rules: %+v", f)
+	}
+}
+
+// FuzzCategorySchema decodes arbitrary JSON as a schema, optionally grafts a
+// long chain under it, and checks the rules' verdict.
+func FuzzCategorySchema(f *testing.F) {
+	f.Add([]byte(`[{"title":"Office Location","categories":[{"title":"USA","categories":[{"title":"Maine"}]},{"title":"Canada"}]}]`), uint16(0))
+	f.Add([]byte(`[{"title":"A"}]`), uint16(3))
+	f.Add([]byte(`[{"title":"A"},{"title":"a"}]`), uint16(0))
+	f.Add([]byte(`[{"title":"x/y"}]`), uint16(0))
+	f.Add([]byte(`[{"title":"\u2003"}]`), uint16(0))
+	f.Add([]byte(`[{"title":"A","categories":[]}]`), uint16(1))
+	f.Add([]byte(`null`), uint16(0))
+	f.Add([]byte(`[]`), uint16(10_000))
+	f.Fuzz(func(t *testing.T, doc []byte, extra uint16) {
+		var nodes []CategoryNode
+		if json.Unmarshal(doc, &nodes) != nil {
+			return
+		}
+		checkSchemaRules(t, graft(nodes, int(extra)))
+	})
+}
+
+// TestSchemaRulesOnDeepTrees: trees far deeper than any JSON document the
+// transport can parse are judged at level 4, without walking them.
+func TestSchemaRulesOnDeepTrees(t *testing.T) {
+	for _, levels := range []int{4, 10_000, 100_000} {
+		t.Run(fmt.Sprint(levels), func(t *testing.T) {
+			nodes := graft(nil, levels)
+			checkSchemaRules(t, nodes)
+			if d, c := measure(nodes, 1); d != 4 || c != 4 {
+				t.Errorf("measure = %d levels, %d nodes; want 4 and 4", d, c)
+			}
+		})
+	}
+	// Wide and deep at once: the depth is reported, not the size.
+	wide := make([]CategoryNode, 500)
+	for i := range wide {
+		wide[i].Title = fmt.Sprint("W", i)
+	}
+	wide[499].Categories = graft(nil, 5000)
+	checkSchemaRules(t, wide)
+}

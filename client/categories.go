@@ -138,14 +138,7 @@ func (c *Client) SetMemberCategories(ctx context.Context, user string, paths []s
 	if err := need("user name", user); err != nil {
 		return wrap(op, err)
 	}
-	if paths == nil {
-		paths = []string{} // [] rather than null
-	}
-	doc, err := jsonField[gen.CategoryPaths](paths)
-	if err != nil {
-		return wrap(op, err)
-	}
-	form := gen.UpdateMemberForm{Categories: *doc, F: jsonFormat()}
+	form := gen.UpdateMemberForm{Categories: idList(paths), F: jsonFormat()}
 	var out gen.MemberUpdateResponse
 	if err := c.do(ctx, op, func(ctx context.Context, edit gen.RequestEditorFn) (*http.Response, error) {
 		return c.api.UpdateMemberWithFormdataBody(ctx, user, form, edit)

@@ -367,7 +367,16 @@ func TestWireAndDecoding(t *testing.T) {
 				return nil, c.SetMemberCategories(ctx, "jsmith", []string{"/Office Location/USA/Maine", "/Department/Planning"})
 			},
 			method: "POST", path: base + "/community/users/jsmith/update",
-			params: map[string]string{"categories": `["/Office Location/USA/Maine","/Department/Planning"]`, "f": "json", "token": "tok"},
+			params: map[string]string{"categories": "/Office Location/USA/Maine,/Department/Planning", "f": "json", "token": "tok"},
+		},
+		{
+			name:   "a category path holding a comma goes as a JSON array",
+			answer: `{"success":true,"username":"jsmith"}`,
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.SetMemberCategories(ctx, "jsmith", []string{"/Office/Portland, Maine"})
+			},
+			method: "POST", path: base + "/community/users/jsmith/update",
+			params: map[string]string{"categories": `["/Office/Portland, Maine"]`, "f": "json", "token": "tok"},
 		},
 		{
 			name:   "remove a member's categories",
@@ -376,7 +385,7 @@ func TestWireAndDecoding(t *testing.T) {
 				return nil, c.SetMemberCategories(ctx, "jsmith", nil)
 			},
 			method: "POST", path: base + "/community/users/jsmith/update",
-			params: map[string]string{"categories": `[]`, "f": "json", "token": "tok"},
+			params: map[string]string{"categories": "", "f": "json", "token": "tok"},
 		},
 		{
 			name: "list members by category",

@@ -98,8 +98,8 @@ type ClientInterface interface {
 
 	// UpdateMemberWithBody Set a member's categories
 	//
-	// Replaces the member's categories with `categories`, a JSON array of category paths, each present in the
-	// schema; at most 20. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
+	// Replaces the member's categories with `categories`, category paths each present in the schema, at
+	// most 20, comma-separated or as a JSON array. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -108,8 +108,8 @@ type ClientInterface interface {
 
 	// UpdateMemberWithFormdataBody Set a member's categories
 	//
-	// Replaces the member's categories with `categories`, a JSON array of category paths, each present in the
-	// schema; at most 20. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
+	// Replaces the member's categories with `categories`, category paths each present in the schema, at
+	// most 20, comma-separated or as a JSON array. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -125,7 +125,8 @@ type ClientInterface interface {
 
 	// GetUserContent List a user's root folder
 	//
-	// The items at the user's root folder and the user's folders, paged. The user, or an `org_admin` of the same organization.
+	// The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
+	// order they were created. The user, or an `org_admin` of the same organization.
 	//
 	// Corresponds with GET /content/users/{userName} (the `GetUserContent` operationId).
 	GetUserContent(ctx context.Context, userName UserName, params *GetUserContentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -218,7 +219,7 @@ type ClientInterface interface {
 
 	// GetFolderContent List a folder
 	//
-	// The items in one of the user's folders, paged. Same callers as getUserContent.
+	// The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
 	//
 	// Corresponds with GET /content/users/{userName}/{folderId} (the `GetFolderContent` operationId).
 	GetFolderContent(ctx context.Context, userName UserName, folderId FolderId, params *GetFolderContentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -417,8 +418,8 @@ func (c *Client) GetMember(ctx context.Context, userName UserName, params *GetMe
 
 // UpdateMemberWithBody Set a member's categories
 //
-// Replaces the member's categories with `categories`, a JSON array of category paths, each present in the
-// schema; at most 20. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
+// Replaces the member's categories with `categories`, category paths each present in the schema, at
+// most 20, comma-separated or as a JSON array. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -437,8 +438,8 @@ func (c *Client) UpdateMemberWithBody(ctx context.Context, userName UserName, co
 
 // UpdateMemberWithFormdataBody Set a member's categories
 //
-// Replaces the member's categories with `categories`, a JSON array of category paths, each present in the
-// schema; at most 20. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
+// Replaces the member's categories with `categories`, category paths each present in the schema, at
+// most 20, comma-separated or as a JSON array. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -474,7 +475,8 @@ func (c *Client) GetItem(ctx context.Context, itemId string, params *GetItemPara
 
 // GetUserContent List a user's root folder
 //
-// The items at the user's root folder and the user's folders, paged. The user, or an `org_admin` of the same organization.
+// The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
+// order they were created. The user, or an `org_admin` of the same organization.
 //
 // Corresponds with GET /content/users/{userName} (the `GetUserContent` operationId).
 func (c *Client) GetUserContent(ctx context.Context, userName UserName, params *GetUserContentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -657,7 +659,7 @@ func (c *Client) MoveItemsWithFormdataBody(ctx context.Context, userName UserNam
 
 // GetFolderContent List a folder
 //
-// The items in one of the user's folders, paged. Same callers as getUserContent.
+// The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
 //
 // Corresponds with GET /content/users/{userName}/{folderId} (the `GetFolderContent` operationId).
 func (c *Client) GetFolderContent(ctx context.Context, userName UserName, folderId FolderId, params *GetFolderContentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2093,8 +2095,8 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMemberWithBodyWithResponse Set a member's categories
 	//
-	// Replaces the member's categories with `categories`, a JSON array of category paths, each present in the
-	// schema; at most 20. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
+	// Replaces the member's categories with `categories`, category paths each present in the schema, at
+	// most 20, comma-separated or as a JSON array. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2103,8 +2105,8 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMemberWithFormdataBodyWithResponse Set a member's categories
 	//
-	// Replaces the member's categories with `categories`, a JSON array of category paths, each present in the
-	// schema; at most 20. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
+	// Replaces the member's categories with `categories`, category paths each present in the schema, at
+	// most 20, comma-separated or as a JSON array. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2122,7 +2124,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetUserContentWithResponse List a user's root folder
 	//
-	// The items at the user's root folder and the user's folders, paged. The user, or an `org_admin` of the same organization.
+	// The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
+	// order they were created. The user, or an `org_admin` of the same organization.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2217,7 +2220,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetFolderContentWithResponse List a folder
 	//
-	// The items in one of the user's folders, paged. Same callers as getUserContent.
+	// The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3160,8 +3163,8 @@ func (c *ClientWithResponses) GetMemberWithResponse(ctx context.Context, userNam
 
 // UpdateMemberWithBodyWithResponse Set a member's categories
 //
-// Replaces the member's categories with `categories`, a JSON array of category paths, each present in the
-// schema; at most 20. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
+// Replaces the member's categories with `categories`, category paths each present in the schema, at
+// most 20, comma-separated or as a JSON array. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3176,8 +3179,8 @@ func (c *ClientWithResponses) UpdateMemberWithBodyWithResponse(ctx context.Conte
 
 // UpdateMemberWithFormdataBodyWithResponse Set a member's categories
 //
-// Replaces the member's categories with `categories`, a JSON array of category paths, each present in the
-// schema; at most 20. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
+// Replaces the member's categories with `categories`, category paths each present in the schema, at
+// most 20, comma-separated or as a JSON array. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3207,7 +3210,8 @@ func (c *ClientWithResponses) GetItemWithResponse(ctx context.Context, itemId st
 
 // GetUserContentWithResponse List a user's root folder
 //
-// The items at the user's root folder and the user's folders, paged. The user, or an `org_admin` of the same organization.
+// The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
+// order they were created. The user, or an `org_admin` of the same organization.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3356,7 +3360,7 @@ func (c *ClientWithResponses) MoveItemsWithFormdataBodyWithResponse(ctx context.
 
 // GetFolderContentWithResponse List a folder
 //
-// The items in one of the user's folders, paged. Same callers as getUserContent.
+// The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -128,8 +128,10 @@ type CategoryNode struct {
 	Title      string          `json:"title"`
 }
 
-// CategoryPaths defines model for CategoryPaths.
-type CategoryPaths = []string
+// CategoryPaths The member's category paths, each present in the schema; at most 20 (`x-max-per-member`). Sent
+// comma-separated (`/A/B,/C`), as the portal's JavaScript client joins arrays, or as a JSON array of
+// strings (`["/A/B","/C"]`), which a path holding a comma needs. Empty clears the member's categories.
+type CategoryPaths = wire.List
 
 // Color A CSS named color (such as `grey` or `navy`, case-insensitive) or `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`.
 type Color = string
@@ -539,8 +541,10 @@ type TokenResponse1 = interface{}
 
 // UpdateMemberForm defines model for UpdateMemberForm.
 type UpdateMemberForm struct {
-	// Categories The member's category paths, each present in the schema; at most 20 (`x-max-per-member`).
-	Categories wire.JSON[CategoryPaths] `json:"categories"`
+	// Categories The member's category paths, each present in the schema; at most 20 (`x-max-per-member`). Sent
+	// comma-separated (`/A/B,/C`), as the portal's JavaScript client joins arrays, or as a JSON array of
+	// strings (`["/A/B","/C"]`), which a path holding a comma needs. Empty clears the member's categories.
+	Categories CategoryPaths `json:"categories"`
 
 	// F `json` (the default when absent) or `pjson` (the same JSON, indented).
 	F *Format `json:"f,omitempty"`

@@ -22,7 +22,7 @@ export const operations = {
   getUserContent: { method: "get", path: "/content/users/{userName}", json: [], csv: [] },
   listMembers: { method: "get", path: "/portals/{portalId}/users", json: [], csv: [] },
   moveItems: { method: "post", path: "/content/users/{userName}/moveItems", json: [], csv: ["items"] },
-  updateMember: { method: "post", path: "/community/users/{userName}/update", json: ["categories"], csv: [] },
+  updateMember: { method: "post", path: "/community/users/{userName}/update", json: [], csv: ["categories"] },
   updateSettings: { method: "post", path: "/portals/{portalId}/settings/update", json: ["anonymousAccessNotice", "authenticatedAccessNotice", "informationalBanner", "portalConfigProperties"], csv: [] },
 } as const satisfies Record<string, { method: string; path: string } & FormEncoding>;
 

@@ -177,8 +177,8 @@ export interface paths {
         put?: never;
         /**
          * Set a member's categories
-         * @description Replaces the member's categories with `categories`, a JSON array of category paths, each present in the
-         *     schema; at most 20. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
+         * @description Replaces the member's categories with `categories`, category paths each present in the schema, at
+         *     most 20, comma-separated or as a JSON array. Who may call it: `org_admin`, or a role holding `portal:admin:updateUsers`.
          */
         post: operations["updateMember"];
         delete?: never;
@@ -223,7 +223,8 @@ export interface paths {
         };
         /**
          * List a user's root folder
-         * @description The items at the user's root folder and the user's folders, paged. The user, or an `org_admin` of the same organization.
+         * @description The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
+         *     order they were created. The user, or an `org_admin` of the same organization.
          */
         get: operations["getUserContent"];
         put?: never;
@@ -243,7 +244,7 @@ export interface paths {
         };
         /**
          * List a folder
-         * @description The items in one of the user's folders, paged. Same callers as getUserContent.
+         * @description The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
          */
         get: operations["getFolderContent"];
         put?: never;
@@ -540,10 +541,14 @@ export interface components {
             categories?: components["schemas"]["CategoryNode"][];
         };
         UpdateMemberForm: {
-            /** @description The member's category paths, each present in the schema; at most 20 (`x-max-per-member`). */
             categories: components["schemas"]["CategoryPaths"];
             f?: components["schemas"]["Format"];
         };
+        /**
+         * @description The member's category paths, each present in the schema; at most 20 (`x-max-per-member`). Sent
+         *     comma-separated (`/A/B,/C`), as the portal's JavaScript client joins arrays, or as a JSON array of
+         *     strings (`["/A/B","/C"]`), which a path holding a comma needs. Empty clears the member's categories.
+         */
         CategoryPaths: string[];
         MoveItemsForm: {
             items: components["schemas"]["ItemIDList"];

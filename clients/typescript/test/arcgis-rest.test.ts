@@ -184,7 +184,6 @@ describe("request() with default params encoding", () => {
 
   test(
     "updateUser with a categories array (the library joins it with commas)",
-    { todo: "portald takes categories as a JSON array only: 'categories: not a JSON document'" },
     async () => {
       await request(`${base}/portals/self/assignMemberCategorySchema`, { params: { memberCategorySchema: threeLevels }, authentication: admin });
       const categories = ["/Office Location/USA/Maine", "/Department/Planning"];

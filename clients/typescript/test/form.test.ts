@@ -42,9 +42,10 @@ describe("encodeForm", () => {
     assert.equal(encodeForm({ items: ["a,b", "c"] }, operations.moveItems).get("items"), '["a,b","c"]');
   });
 
-  test("a JSON array field (updateMember's categories) is a JSON document, not a comma list", () => {
+  test("updateMember's categories: comma-separated like items; a JSON array when a path holds a comma", () => {
     const form = encodeForm({ categories: ["/Office Location/USA", "/Department"] }, operations.updateMember);
-    assert.equal(form.get("categories"), '["/Office Location/USA","/Department"]');
+    assert.equal(form.get("categories"), "/Office Location/USA,/Department");
+    assert.equal(encodeForm({ categories: ["/Office/Portland, Maine"] }, operations.updateMember).get("categories"), '["/Office/Portland, Maine"]');
   });
 
   test("without the spec's encoding the values decide: objects and arrays JSON, items comma-separated", () => {
@@ -65,7 +66,8 @@ describe("encodeForm", () => {
       "portalConfigProperties",
     ]);
     assert.deepEqual(operations.assignMemberCategorySchema.json, ["memberCategorySchema"]);
-    assert.deepEqual(operations.updateMember.json, ["categories"]);
+    assert.deepEqual(operations.updateMember.json, []);
+    assert.deepEqual(operations.updateMember.csv, ["categories"]);
     assert.deepEqual(operations.moveItems.csv, ["items"]);
     assert.deepEqual(operations.deleteItems.csv, ["items"]);
     assert.equal(Object.keys(operations).length, 18);

@@ -22,7 +22,18 @@ func (s *Service) AssignMemberCategorySchema(ctx context.Context, p Principal, p
 	if err := checkSchema(nodes); err != nil {
 		return err
 	}
-	return wrap("assign member category schema", s.store.Update(ctx, func(tx Tx) error {
+	return wrap("assign member category schema", s.replaceSchema(ctx, p, portalID, nodes))
+}
+
+// DeleteMemberCategorySchema removes the schema and every member's categories.
+func (s *Service) DeleteMemberCategorySchema(ctx context.Context, p Principal, portalID string) error {
+	return wrap("delete member category schema", s.replaceSchema(ctx, p, portalID, nil))
+}
+
+// replaceSchema stores nodes (nil deletes the schema) and removes from
+// members the categories that no longer exist, in one transaction.
+func (s *Service) replaceSchema(ctx context.Context, p Principal, portalID string, nodes []CategoryNode) error {
+	return s.store.Update(ctx, func(tx Tx) error {
 		org, err := resolveOrg(ctx, tx, p, portalID)
 		if err != nil {
 			return err
@@ -34,24 +45,7 @@ func (s *Service) AssignMemberCategorySchema(ctx context.Context, p Principal, p
 			return err
 		}
 		return pruneMemberCategories(ctx, tx, org.ID, categoryPaths(nodes))
-	}))
-}
-
-// DeleteMemberCategorySchema removes the schema and every member's categories.
-func (s *Service) DeleteMemberCategorySchema(ctx context.Context, p Principal, portalID string) error {
-	return wrap("delete member category schema", s.store.Update(ctx, func(tx Tx) error {
-		org, err := resolveOrg(ctx, tx, p, portalID)
-		if err != nil {
-			return err
-		}
-		if err := p.require(org.ID, PrivUpdateMemberCategorySchema); err != nil {
-			return err
-		}
-		if err := tx.PutCategorySchema(ctx, org.ID, nil); err != nil {
-			return err
-		}
-		return pruneMemberCategories(ctx, tx, org.ID, nil)
-	}))
+	})
 }
 
 // MemberCategorySchema returns the schema (empty when none), for members of the organization.

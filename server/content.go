@@ -62,7 +62,6 @@ func (s *Service) MoveItems(ctx context.Context, p Principal, username string, i
 	}
 	var results []ItemResult
 	err := s.store.Update(ctx, func(tx Tx) error {
-		results = results[:0]
 		owner, err := contentOwner(ctx, tx, p, username, PrivUpdateItems)
 		if err != nil {
 			return err
@@ -78,25 +77,14 @@ func (s *Service) MoveItems(ctx context.Context, p Principal, username string, i
 			dest = f.ID
 		}
 		now := s.now()
-		for _, id := range ids {
-			it, err := tx.Item(ctx, id)
-			switch {
-			case errors.Is(err, ErrNotFound) || (err == nil && it.Owner != owner.Username):
-				results = append(results, ItemResult{ItemID: id, Err: clone(ErrItemNotFound)})
-				continue
-			case err != nil:
-				return err
-			case it.FolderID == dest:
-				results = append(results, ItemResult{ItemID: id, Err: &Error{Code: 500, Message: msgItemAlreadyThere}})
-				continue
+		results, err = eachItem(ctx, tx, owner, ids, func(it Item) (*Error, error) {
+			if it.FolderID == dest {
+				return &Error{Code: 500, Message: msgItemAlreadyThere}, nil
 			}
 			it.FolderID, it.Modified = dest, now
-			if err := tx.PutItem(ctx, it); err != nil {
-				return err
-			}
-			results = append(results, ItemResult{ItemID: id})
-		}
-		return nil
+			return nil, tx.PutItem(ctx, it)
+		})
+		return err
 	})
 	return results, wrap("move items", err)
 }
@@ -108,28 +96,39 @@ func (s *Service) DeleteItems(ctx context.Context, p Principal, username string,
 	}
 	var results []ItemResult
 	err := s.store.Update(ctx, func(tx Tx) error {
-		results = results[:0]
 		owner, err := contentOwner(ctx, tx, p, username, PrivDeleteItems, PrivUpdateItems)
 		if err != nil {
 			return err
 		}
-		for _, id := range ids {
-			it, err := tx.Item(ctx, id)
-			switch {
-			case errors.Is(err, ErrNotFound) || (err == nil && it.Owner != owner.Username):
-				results = append(results, ItemResult{ItemID: id, Err: clone(ErrItemNotFound)})
-				continue
-			case err != nil:
-				return err
-			}
-			if err := tx.DeleteItem(ctx, id); err != nil {
-				return err
-			}
-			results = append(results, ItemResult{ItemID: id})
-		}
-		return nil
+		results, err = eachItem(ctx, tx, owner, ids, func(it Item) (*Error, error) {
+			return nil, tx.DeleteItem(ctx, it.ID)
+		})
+		return err
 	})
 	return results, wrap("delete items", err)
+}
+
+// eachItem judges the ids of a batch in request order: an unknown item, or
+// one owner does not own, is CONT_0001; act decides the others (a nil
+// *Error is a success; an error aborts the whole transaction).
+func eachItem(ctx context.Context, tx Tx, owner User, ids []string, act func(Item) (*Error, error)) ([]ItemResult, error) {
+	results := make([]ItemResult, 0, len(ids))
+	for _, id := range ids {
+		it, err := tx.Item(ctx, id)
+		switch {
+		case errors.Is(err, ErrNotFound) || (err == nil && it.Owner != owner.Username):
+			results = append(results, ItemResult{ItemID: id, Err: clone(ErrItemNotFound)})
+			continue
+		case err != nil:
+			return nil, err
+		}
+		failure, err := act(it)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, ItemResult{ItemID: id, Err: failure})
+	}
+	return results, nil
 }
 
 // CreateFolder creates a folder; titles are unique per user, case-insensitive.

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/orgportal/portal-api/server"
 )
@@ -25,6 +26,12 @@ type Config struct {
 	Deployment       string // "enterprise" or "online"
 	AllowRemoteReset bool   // allow POST /emulator/reset from other than loopback
 	LogLevel         slog.Level
+	// ReadHeaderTimeout bounds the time a client may take to send a
+	// request's headers; IdleTimeout bounds how long a keep-alive connection
+	// may wait for its next request. Both cut off clients that hold
+	// connections open without using them.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
 }
 
 // setting is one flag and the environment variable that gives its default.
@@ -41,6 +48,8 @@ var settings = []setting{
 	{"deployment", "PORTAL_DEPLOYMENT", "enterprise", "deployment emulated: enterprise or online"},
 	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "allow POST /emulator/reset from addresses other than loopback"},
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error"},
+	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
+	{"idle-timeout", "PORTAL_IDLE_TIMEOUT", "2m", "close a keep-alive connection idle for longer than this `duration`"},
 }
 
 var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
@@ -108,6 +117,16 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a log level (debug, info, warn or error)", s.flag, s.env, def)
 			}
 			fs.TextVar(&c.LogLevel, s.flag, l, usage)
+		case "read-header-timeout", "idle-timeout":
+			d, err := time.ParseDuration(def)
+			if err != nil {
+				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a duration (such as 10s or 2m)", s.flag, s.env, def)
+			}
+			p := &c.ReadHeaderTimeout
+			if s.flag == "idle-timeout" {
+				p = &c.IdleTimeout
+			}
+			fs.DurationVar(p, s.flag, d, usage)
 		default:
 			panic("no flag for setting " + s.flag)
 		}
@@ -134,6 +153,14 @@ func (c Config) validate() error {
 	}
 	if c.Deployment != server.DeploymentEnterprise && c.Deployment != server.DeploymentOnline {
 		bad("deployment", "PORTAL_DEPLOYMENT", "%q is neither enterprise nor online", c.Deployment)
+	}
+	// Zero would mean no limit at all in net/http: a client could then hold
+	// a connection for ever.
+	if c.ReadHeaderTimeout <= 0 {
+		bad("read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "%s must be positive", c.ReadHeaderTimeout)
+	}
+	if c.IdleTimeout <= 0 {
+		bad("idle-timeout", "PORTAL_IDLE_TIMEOUT", "%s must be positive", c.IdleTimeout)
 	}
 	return errors.Join(errs...)
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string {
@@ -21,6 +22,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Addr: "127.0.0.1:8080", Context: "", DB: "portal.db", Seed: "",
 		Version: "11.5", Deployment: "enterprise", AllowRemoteReset: false, LogLevel: slog.LevelInfo,
+		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 	}
 	if got != want {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
@@ -28,14 +30,16 @@ func TestLoadDefaults(t *testing.T) {
 }
 
 var fromEnv = map[string]string{
-	"PORTAL_ADDR":               "0.0.0.0:9000",
-	"PORTAL_CONTEXT":            "/portal",
-	"PORTAL_DB":                 ":memory:",
-	"PORTAL_SEED":               "seed.yaml",
-	"PORTAL_VERSION":            "10.8",
-	"PORTAL_DEPLOYMENT":         "online",
-	"PORTAL_ALLOW_REMOTE_RESET": "true",
-	"PORTAL_LOG_LEVEL":          "debug",
+	"PORTAL_ADDR":                "0.0.0.0:9000",
+	"PORTAL_CONTEXT":             "/portal",
+	"PORTAL_DB":                  ":memory:",
+	"PORTAL_SEED":                "seed.yaml",
+	"PORTAL_VERSION":             "10.8",
+	"PORTAL_DEPLOYMENT":          "online",
+	"PORTAL_ALLOW_REMOTE_RESET":  "true",
+	"PORTAL_LOG_LEVEL":           "debug",
+	"PORTAL_READ_HEADER_TIMEOUT": "3s",
+	"PORTAL_IDLE_TIMEOUT":        "45s",
 }
 
 func TestLoadEnv(t *testing.T) {
@@ -46,6 +50,7 @@ func TestLoadEnv(t *testing.T) {
 	want := Config{
 		Addr: "0.0.0.0:9000", Context: "/portal", DB: ":memory:", Seed: "seed.yaml",
 		Version: "10.8", Deployment: "online", AllowRemoteReset: true, LogLevel: slog.LevelDebug,
+		ReadHeaderTimeout: 3 * time.Second, IdleTimeout: 45 * time.Second,
 	}
 	if got != want {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
@@ -56,6 +61,7 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 	args := []string{
 		"-addr", "127.0.0.1:0", "-context", "/arcgis", "-db", "other.db", "-seed", "mine.json",
 		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-reset=false", "-log-level", "warn",
+		"-read-header-timeout", "1s", "-idle-timeout", "500ms",
 	}
 	got, err := Load(args, env(fromEnv))
 	if err != nil {
@@ -64,18 +70,22 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 	want := Config{
 		Addr: "127.0.0.1:0", Context: "/arcgis", DB: "other.db", Seed: "mine.json",
 		Version: "11.1", Deployment: "enterprise", AllowRemoteReset: false, LogLevel: slog.LevelWarn,
+		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond,
 	}
 	if got != want {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
 	}
 
 	// A flag also replaces an environment value that would not parse.
-	e := env(map[string]string{"PORTAL_ALLOW_REMOTE_RESET": "maybe", "PORTAL_LOG_LEVEL": "loud", "PORTAL_VERSION": "eleven"})
-	got, err = Load([]string{"-allow-remote-reset", "-log-level", "error", "-version", "11.0"}, e)
+	e := env(map[string]string{"PORTAL_ALLOW_REMOTE_RESET": "maybe", "PORTAL_LOG_LEVEL": "loud", "PORTAL_VERSION": "eleven",
+		"PORTAL_READ_HEADER_TIMEOUT": "soon", "PORTAL_IDLE_TIMEOUT": "-1s"})
+	got, err = Load([]string{"-allow-remote-reset", "-log-level", "error", "-version", "11.0",
+		"-read-header-timeout", "2s", "-idle-timeout", "1m"}, e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.AllowRemoteReset || got.LogLevel != slog.LevelError || got.Version != "11.0" {
+	if !got.AllowRemoteReset || got.LogLevel != slog.LevelError || got.Version != "11.0" ||
+		got.ReadHeaderTimeout != 2*time.Second || got.IdleTimeout != time.Minute {
 		t.Fatalf("Load() = %+v", got)
 	}
 }
@@ -103,6 +113,11 @@ func TestLoadInvalid(t *testing.T) {
 		{"allow-remote-reset env", nil, map[string]string{"PORTAL_ALLOW_REMOTE_RESET": "maybe"}, "-allow-remote-reset: PORTAL_ALLOW_REMOTE_RESET"},
 		{"log-level flag", []string{"-log-level", "loud"}, nil, "-log-level"},
 		{"log-level env", nil, map[string]string{"PORTAL_LOG_LEVEL": "loud"}, "-log-level: PORTAL_LOG_LEVEL"},
+		{"read-header-timeout flag", []string{"-read-header-timeout", "10"}, nil, "-read-header-timeout"},
+		{"read-header-timeout env", nil, map[string]string{"PORTAL_READ_HEADER_TIMEOUT": "soon"}, "-read-header-timeout: PORTAL_READ_HEADER_TIMEOUT"},
+		{"read-header-timeout zero", []string{"-read-header-timeout", "0s"}, nil, "-read-header-timeout (PORTAL_READ_HEADER_TIMEOUT)"},
+		{"idle-timeout negative", nil, map[string]string{"PORTAL_IDLE_TIMEOUT": "-5s"}, "-idle-timeout (PORTAL_IDLE_TIMEOUT)"},
+		{"idle-timeout flag", []string{"-idle-timeout", "forever"}, nil, "-idle-timeout"},
 		{"unknown flag", []string{"-port", "80"}, nil, "-port"},
 		{"positional argument", []string{"serve"}, nil, `unexpected argument "serve"`},
 	}

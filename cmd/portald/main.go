@@ -25,14 +25,13 @@ import (
 	"github.com/orgportal/portal-api/server/sqlstore"
 )
 
-// Server timeouts. Requests are small forms (at most 1 MiB) answered from
-// the store, so anything slower than these is a stuck client.
+// Server timeouts beside the configurable ones (Config.ReadHeaderTimeout and
+// Config.IdleTimeout). Requests are small forms (at most 1 MiB) answered
+// from the store, so anything slower than these is a stuck client.
 const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = 30 * time.Second
-	writeTimeout      = 60 * time.Second
-	idleTimeout       = 120 * time.Second
-	shutdownTimeout   = 15 * time.Second
+	readTimeout     = 30 * time.Second
+	writeTimeout    = 60 * time.Second
+	shutdownTimeout = 15 * time.Second
 )
 
 func main() {
@@ -114,10 +113,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)

@@ -1,4 +1,5 @@
 // Package e2e holds end-to-end tests that run the built portald binary as
-// several processes, the way teams deploy it: replicas on one PostgreSQL
-// database behaving as one portal.
+// processes, the way teams deploy it: replicas on one PostgreSQL database
+// behaving as one portal, restarts after a SIGKILL that lose no acknowledged
+// write, and the transport limits (body size, slow and idle connections).
 package e2e

@@ -107,6 +107,19 @@ func (p *process) stop(t testing.TB) {
 	}
 }
 
+// kill stops portald with SIGKILL, as a crash or an OOM kill would: no
+// request in flight finishes and no deferred cleanup runs.
+func (p *process) kill(t testing.TB) {
+	t.Helper()
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatalf("kill portald: %v", err)
+	}
+	<-p.done
+}
+
+// pid is portald's process id, for reading /proc.
+func (p *process) pid() int { return p.cmd.Process.Pid }
+
 // healthy reports whether /health answers 200.
 func (p *process) healthy(ctx context.Context) bool {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.Root+"/health", nil)

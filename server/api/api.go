@@ -204,7 +204,7 @@ func (s *srv) readParams(next echo.HandlerFunc) echo.HandlerFunc {
 			if req.ContentLength > MaxBodyBytes {
 				return errTooLarge
 			}
-			body, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, MaxBodyBytes))
+			body, err := io.ReadAll(http.MaxBytesReader(c.Response().Writer, req.Body, MaxBodyBytes))
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,54 @@
+// Package bench measures what a request costs the portal: Go benchmarks of
+// each operation through the real handler (bench_test.go), and the floor they
+// are compared with, a bare echo handler that parses the same form and does
+// nothing else. The floor is also served by the floor command, so that the
+// load generator (cmd/portalload) can compare portald's throughput with it.
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Floor returns the floor handler: for any POST it parses the form
+// (c.FormParams), decodes the informationalBanner field as JSON and answers
+// {"success":true}. It is what settings/update would cost with no routing
+// against the contract, no validation, no authentication and no store.
+func Floor() http.Handler {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	// For the load generator, which waits for /health as for portald.
+	e.GET("/health", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.POST("/*", func(c echo.Context) error {
+		form, err := c.FormParams()
+		if err != nil {
+			return c.JSON(http.StatusOK, map[string]any{"error": map[string]any{"code": 400, "message": err.Error()}})
+		}
+		var banner struct {
+			Text      string `json:"text"`
+			BgColor   string `json:"bgColor"`
+			FontColor string `json:"fontColor"`
+			Enabled   bool   `json:"enabled"`
+		}
+		if err := json.Unmarshal([]byte(form.Get("informationalBanner")), &banner); err != nil {
+			return c.JSON(http.StatusOK, map[string]any{"error": map[string]any{"code": 400, "message": err.Error()}})
+		}
+		return c.JSON(http.StatusOK, map[string]bool{"success": true})
+	})
+	return e
+}
+
+// SettingsForm is the settings/update form of the benchmarks and of the load
+// run, sent alike to portald and to the floor: an informational banner whose
+// text carries n, so that successive writes differ.
+func SettingsForm(token string, n int) url.Values {
+	return url.Values{
+		"f":                   {"json"},
+		"token":               {token},
+		"informationalBanner": {fmt.Sprintf(`{"text":"Maintenance window %d","bgColor":"#003366","fontColor":"white","enabled":true}`, n)},
+	}
+}

@@ -1,0 +1,254 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	pt "github.com/orgportal/portal-api/internal/portaltest"
+	"github.com/orgportal/portal-api/server"
+	"github.com/orgportal/portal-api/server/api"
+	"github.com/orgportal/portal-api/server/seed"
+	"github.com/orgportal/portal-api/server/sqlstore"
+)
+
+// Batch sizes of the moveItems benchmarks; the last is the largest batch
+// the API accepts.
+var batchSizes = []int{1, 10, 100, 1000}
+
+// Bench fixtures beside the demo organization: two folders of jsmith's and,
+// for each batch size, that many items of jsmith's in folderA.
+const (
+	folderA = "bbbbbbbbbbbbbbbbbbbbbbbbbbbb000a"
+	folderB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbb000b"
+)
+
+// batchItems returns the ids of the items moved by the benchmark of size n.
+func batchItems(n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%08d%024d", n, i)
+	}
+	return ids
+}
+
+// portal is the real handler (routing, validation, authentication, rules)
+// on a SQLite store.
+type portal struct {
+	h    http.Handler
+	base string
+}
+
+// stores are the stores a write benchmark runs on: a SQLite file as portald
+// runs it, where every write is a durable commit (an fsync), and an
+// in-memory one, which shows what the request costs without the fsync.
+var stores = []struct{ name, dsn string }{{"file", ""}, {"memory", ":memory:"}}
+
+// newPortal returns the handler on dsn, a SQLite file in a temporary
+// directory when empty.
+func newPortal(b testing.TB, dsn string) *portal {
+	b.Helper()
+	ctx := context.Background()
+	if dsn == "" {
+		dsn = filepath.Join(b.TempDir(), "portal.db")
+	}
+	st, err := sqlstore.Open(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	demo := seed.Demo()
+	now := time.Now()
+	err = st.Update(ctx, func(tx server.Tx) error {
+		if err := demo.Apply(ctx, tx, now); err != nil {
+			return err
+		}
+		for _, id := range []string{folderA, folderB} {
+			if err := tx.PutFolder(ctx, server.Folder{ID: id, Owner: pt.Member, Title: "Bench " + id[len(id)-1:], Created: now}); err != nil {
+				return err
+			}
+		}
+		for _, n := range batchSizes {
+			for i, id := range batchItems(n) {
+				it := server.Item{ID: id, Owner: pt.Member, FolderID: folderA, Title: fmt.Sprintf("Bench %d/%d", n, i),
+					Type: "CSV", Created: now, Modified: now}
+				if err := tx.PutItem(ctx, it); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := api.New(api.Config{Store: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &portal{h: h, base: "/sharing/rest"}
+}
+
+// serve sends one request to h and fails the benchmark unless the answer is
+// a 200 without the error envelope.
+func serve(b testing.TB, h http.Handler, method, target string, form url.Values) *httptest.ResponseRecorder {
+	var req *http.Request
+	if method == http.MethodGet {
+		req = httptest.NewRequest(method, target+"?"+form.Encode(), nil)
+	} else {
+		req = httptest.NewRequest(method, target, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || bytes.Contains(rec.Body.Bytes(), []byte(`"error"`)) {
+		b.Fatalf("%s %s: %d %s", method, target, rec.Code, rec.Body)
+	}
+	return rec
+}
+
+func settingsForm(n int) url.Values { return SettingsForm(pt.AdminToken, n) }
+
+func BenchmarkSettingsUpdate(b *testing.B) {
+	for _, st := range stores {
+		b.Run("store="+st.name, func(b *testing.B) {
+			p := newPortal(b, st.dsn)
+			target := p.base + "/portals/self/settings/update"
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n++
+				serve(b, p.h, http.MethodPost, target, settingsForm(n))
+			}
+		})
+	}
+}
+
+// BenchmarkFloor is settings/update's form through the floor handler: what
+// echo, form parsing and one JSON decode cost alone.
+func BenchmarkFloor(b *testing.B) {
+	h := Floor()
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		n++
+		serve(b, h, http.MethodPost, "/sharing/rest/portals/self/settings/update", settingsForm(n))
+	}
+}
+
+// categorySchema is a schema of 3 levels and 40 nodes.
+func categorySchema() string {
+	var top []string
+	for i := range 4 {
+		var mid []string
+		for j := range 3 {
+			var leaves []string
+			for k := range 2 {
+				leaves = append(leaves, fmt.Sprintf(`{"title":"Leaf %d.%d.%d"}`, i, j, k))
+			}
+			mid = append(mid, fmt.Sprintf(`{"title":"Group %d.%d","categories":[%s]}`, i, j, strings.Join(leaves, ",")))
+		}
+		top = append(top, fmt.Sprintf(`{"title":"Top %d","categories":[%s]}`, i, strings.Join(mid, ",")))
+	}
+	return `{"memberCategorySchema":[` + strings.Join(top, ",") + `]}`
+}
+
+func BenchmarkAssignMemberCategorySchema(b *testing.B) {
+	p := newPortal(b, "")
+	target := p.base + "/portals/self/assignMemberCategorySchema"
+	form := url.Values{"f": {"json"}, "token": {pt.AdminToken}, "memberCategorySchema": {categorySchema()}}
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, p.h, http.MethodPost, target, form)
+	}
+}
+
+// BenchmarkMoveItems moves a batch of n items back and forth between two
+// folders: every item of every request moves.
+func BenchmarkMoveItems(b *testing.B) {
+	for _, st := range stores {
+		b.Run("store="+st.name, func(b *testing.B) { benchmarkMoveItems(b, st.dsn) })
+	}
+}
+
+func benchmarkMoveItems(b *testing.B, dsn string) {
+	p := newPortal(b, dsn)
+	target := p.base + "/content/users/" + pt.Member + "/moveItems"
+	for _, n := range batchSizes {
+		items := strings.Join(batchItems(n), ",")
+		inA := true // where the batch is, across the runs of b.Run's function
+		b.Run(fmt.Sprintf("ids=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				dest := folderB
+				if !inA {
+					dest = folderA
+				}
+				rec := serve(b, p.h, http.MethodPost, target, url.Values{"f": {"json"}, "token": {pt.MemberToken}, "items": {items}, "folder": {dest}})
+				if bytes.Contains(rec.Body.Bytes(), []byte(`"success":false`)) {
+					b.Fatalf("an item did not move: %.300s", rec.Body)
+				}
+				inA = !inA
+			}
+		})
+	}
+}
+
+func BenchmarkReads(b *testing.B) {
+	p := newPortal(b, "")
+	// A schema to read back.
+	serve(b, p.h, http.MethodPost, p.base+"/portals/self/assignMemberCategorySchema",
+		url.Values{"f": {"json"}, "token": {pt.AdminToken}, "memberCategorySchema": {categorySchema()}})
+	serve(b, p.h, http.MethodPost, p.base+"/portals/self/settings/update", settingsForm(0))
+	reads := []struct{ name, path, token string }{
+		{"settings", "/portals/self/settings", pt.AdminToken},
+		{"memberCategorySchema", "/portals/self/memberCategorySchema", pt.AdminToken},
+		{"userContent", "/content/users/" + pt.Member, pt.MemberToken},
+		{"folderContent", "/content/users/" + pt.Member + "/" + pt.ProjectsFolder, pt.MemberToken},
+		{"item", "/content/items/" + pt.RoadsItem, pt.MemberToken},
+	}
+	for _, r := range reads {
+		b.Run(r.name, func(b *testing.B) {
+			form := url.Values{"f": {"json"}, "token": {r.token}}
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, p.h, http.MethodGet, p.base+r.path, form)
+			}
+		})
+	}
+}
+
+// The requests the benchmarks send succeed, so that `make test` notices
+// when a change of the API breaks them.
+func TestBenchmarkRequests(t *testing.T) {
+	p := newPortal(t, ":memory:")
+	serve(t, p.h, http.MethodPost, p.base+"/portals/self/settings/update", settingsForm(1))
+	serve(t, p.h, http.MethodPost, p.base+"/portals/self/assignMemberCategorySchema",
+		url.Values{"f": {"json"}, "token": {pt.AdminToken}, "memberCategorySchema": {categorySchema()}})
+	for _, n := range batchSizes {
+		for _, dest := range []string{folderB, folderA} {
+			rec := serve(t, p.h, http.MethodPost, p.base+"/content/users/"+pt.Member+"/moveItems",
+				url.Values{"f": {"json"}, "token": {pt.MemberToken}, "items": {strings.Join(batchItems(n), ",")}, "folder": {dest}})
+			if bytes.Contains(rec.Body.Bytes(), []byte(`"success":false`)) {
+				t.Fatalf("moveItems of %d ids: an item did not move: %.300s", n, rec.Body)
+			}
+		}
+	}
+	floor := serve(t, Floor(), http.MethodPost, "/sharing/rest/portals/self/settings/update", settingsForm(1))
+	if got := strings.TrimSpace(floor.Body.String()); got != `{"success":true}` {
+		t.Fatalf("floor answered %s", got)
+	}
+	bad, req := httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/x", strings.NewReader("informationalBanner=%7B"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	Floor().ServeHTTP(bad, req)
+	if !strings.Contains(bad.Body.String(), `"error"`) {
+		t.Fatalf("floor accepted a broken banner: %s", bad.Body)
+	}
+}

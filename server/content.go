@@ -76,15 +76,17 @@ func (s *Service) MoveItems(ctx context.Context, p Principal, username string, i
 			}
 			dest = f.ID
 		}
-		now := s.now()
-		results, err = eachItem(ctx, tx, owner, ids, func(it Item) (*Error, error) {
-			if it.FolderID == dest {
-				return &Error{Code: 500, Message: msgItemAlreadyThere}, nil
+		var moving []string
+		results, moving, err = judgeItems(ctx, tx, owner, ids, func(it Item, seen bool) *Error {
+			if seen || it.FolderID == dest { // a repeated id was moved by its first occurrence
+				return &Error{Code: 500, Message: msgItemAlreadyThere}
 			}
-			it.FolderID, it.Modified = dest, now
-			return nil, tx.PutItem(ctx, it)
+			return nil
 		})
-		return err
+		if err != nil || len(moving) == 0 {
+			return err
+		}
+		return tx.SetItemsFolder(ctx, moving, dest, s.now())
 	})
 	return results, wrap("move items", err)
 }
@@ -100,35 +102,46 @@ func (s *Service) DeleteItems(ctx context.Context, p Principal, username string,
 		if err != nil {
 			return err
 		}
-		results, err = eachItem(ctx, tx, owner, ids, func(it Item) (*Error, error) {
-			return nil, tx.DeleteItem(ctx, it.ID)
+		var deleting []string
+		results, deleting, err = judgeItems(ctx, tx, owner, ids, func(it Item, seen bool) *Error {
+			if seen { // deleted by its first occurrence
+				return clone(ErrItemNotFound)
+			}
+			return nil
 		})
-		return err
+		if err != nil || len(deleting) == 0 {
+			return err
+		}
+		return tx.DeleteItems(ctx, deleting)
 	})
 	return results, wrap("delete items", err)
 }
 
-// eachItem judges the ids of a batch in request order: an unknown item, or
-// one owner does not own, is CONT_0001; act decides the others (a nil
-// *Error is a success; an error aborts the whole transaction).
-func eachItem(ctx context.Context, tx Tx, owner User, ids []string, act func(Item) (*Error, error)) ([]ItemResult, error) {
+// judgeItems judges the ids of a batch in request order, reading their
+// items at once: an unknown item, or one owner does not own, is CONT_0001;
+// decide judges the others (nil: the operation applies), told whether the id
+// already came earlier in the batch. It returns the results and the distinct
+// ids the operation applies to.
+func judgeItems(ctx context.Context, tx Tx, owner User, ids []string, decide func(it Item, seen bool) *Error) ([]ItemResult, []string, error) {
+	items, err := tx.ItemsByID(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
 	results := make([]ItemResult, 0, len(ids))
+	var accepted []string
+	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		it, err := tx.Item(ctx, id)
-		switch {
-		case errors.Is(err, ErrNotFound) || (err == nil && it.Owner != owner.Username):
-			results = append(results, ItemResult{ItemID: id, Err: clone(ErrItemNotFound)})
-			continue
-		case err != nil:
-			return nil, err
+		it, found := items[id]
+		var failure *Error
+		if !found || it.Owner != owner.Username {
+			failure = clone(ErrItemNotFound)
+		} else if failure = decide(it, seen[id]); failure == nil {
+			accepted = append(accepted, id)
 		}
-		failure, err := act(it)
-		if err != nil {
-			return nil, err
-		}
+		seen[id] = true
 		results = append(results, ItemResult{ItemID: id, Err: failure})
 	}
-	return results, nil
+	return results, accepted, nil
 }
 
 // CreateFolder creates a folder; titles are unique per user, case-insensitive.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 )
 
 // ErrNotFound is returned by a Tx lookup that finds nothing.
@@ -75,4 +76,15 @@ type Tx interface {
 	Items(ctx context.Context, owner, folderID string) ([]Item, error)
 	PutItem(ctx context.Context, it Item) error
 	DeleteItem(ctx context.Context, id string) error
+
+	// The batch methods serve moveItems and deleteItems, whose batches of up to
+	// 1,000 ids would otherwise cost a statement per id.
+
+	// ItemsByID returns the items among ids that exist, keyed by id.
+	ItemsByID(ctx context.Context, ids []string) (map[string]Item, error)
+	// SetItemsFolder moves the items ids (all must exist) to folderID ("" for
+	// the root), stamping them modified.
+	SetItemsFolder(ctx context.Context, ids []string, folderID string, modified time.Time) error
+	// DeleteItems deletes the items ids (all must exist).
+	DeleteItems(ctx context.Context, ids []string) error
 }

@@ -459,6 +459,82 @@ func (t *tx) DeleteItem(ctx context.Context, id string) error {
 	return deleted(res, err, "item", id)
 }
 
+// batchSize bounds the ids of one IN list, well under the bind-parameter
+// limits of SQLite (32,766) and PostgreSQL (65,535).
+const batchSize = 500
+
+// inBatches calls fn with successive slices of at most batchSize ids, and
+// the placeholders "?, ?, ..." for them.
+func inBatches(ids []string, fn func(batch []any, marks string) error) error {
+	for len(ids) > 0 {
+		n := min(len(ids), batchSize)
+		batch := make([]any, n)
+		for i, id := range ids[:n] {
+			batch[i] = id
+		}
+		if err := fn(batch, strings.TrimSuffix(strings.Repeat("?, ", n), ", ")); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+func (t *tx) ItemsByID(ctx context.Context, ids []string) (map[string]server.Item, error) {
+	out := make(map[string]server.Item, len(ids))
+	err := inBatches(ids, func(batch []any, marks string) error {
+		rows, err := t.query(ctx, "SELECT "+itemColumns+" FROM items WHERE id IN ("+marks+")", batch...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			it, err := scanItem(rows)
+			if err != nil {
+				return err
+			}
+			out[it.ID] = it
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: read items: %w", err)
+	}
+	return out, nil
+}
+
+func (t *tx) SetItemsFolder(ctx context.Context, ids []string, folderID string, modified time.Time) error {
+	return inBatches(ids, func(batch []any, marks string) error {
+		args := append([]any{folderID, toMS(modified)}, batch...)
+		res, err := t.exec(ctx, "UPDATE items SET folder_id = ?, modified_ms = ? WHERE id IN ("+marks+")", args...)
+		return allAffected(res, err, "move items", len(batch))
+	})
+}
+
+func (t *tx) DeleteItems(ctx context.Context, ids []string) error {
+	return inBatches(ids, func(batch []any, marks string) error {
+		res, err := t.exec(ctx, "DELETE FROM items WHERE id IN ("+marks+")", batch...)
+		return allAffected(res, err, "delete items", len(batch))
+	})
+}
+
+// allAffected reports server.ErrNotFound when a batch statement matched
+// fewer rows than it named (ids given twice count once in SQL, so callers
+// pass distinct ids).
+func allAffected(res sql.Result, err error, what string, want int) error {
+	if err != nil {
+		return fmt.Errorf("sqlstore: %s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlstore: %s: %w", what, err)
+	}
+	if int(n) != want {
+		return fmt.Errorf("%s: %d of %d items: %w", what, want-int(n), want, server.ErrNotFound)
+	}
+	return nil
+}
+
 // dumpTable writes the rows of one table for Dump.
 func (t *tx) dumpTable(ctx context.Context, b *strings.Builder, table, columns, key string) error {
 	// Every key column is TEXT, so byte order is one collation away.

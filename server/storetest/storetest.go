@@ -33,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"CategorySchema", testCategorySchema},
 		{"Folders", testFolders},
 		{"Items", testItems},
+		{"ItemBatches", testItemBatches},
 		{"Times", testTimes},
 		{"Reset", testReset},
 		{"Dump", testDump},
@@ -505,6 +506,55 @@ func testItems(t *testing.T, open func(t *testing.T) server.Store) {
 	wantEqual(t, "Items(alice, root) after DeleteItem", items("alice", ""), []server.Item{root0})
 	err = s.Update(t.Context(), func(tx server.Tx) error { return tx.DeleteItem(t.Context(), "r2") })
 	wantNotFound(t, "DeleteItem(r2) again", err)
+}
+
+// testItemBatches checks the batch methods across more ids than one SQL
+// statement takes.
+func testItemBatches(t *testing.T, open func(t *testing.T) server.Store) {
+	s := open(t)
+	const n = 1234
+	ids := make([]string, n)
+	update(t, s, func(ctx context.Context, tx server.Tx) error {
+		for i := range ids {
+			ids[i] = fmt.Sprintf("item%04d", i)
+			if err := tx.PutItem(ctx, server.Item{ID: ids[i], Owner: "alice", Title: "T", Type: "CSV", Created: ms(int64(i)), Modified: ms(int64(i))}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	got := must(t, s, func(ctx context.Context, tx server.Tx) (map[string]server.Item, error) {
+		return tx.ItemsByID(ctx, append([]string{"missing", "it'; DROP TABLE items; --"}, ids...))
+	})
+	if len(got) != n || got["item1000"].Created != ms(1000) || got["item0000"].Owner != "alice" {
+		t.Fatalf("ItemsByID found %d items, want %d; item1000 = %+v", len(got), n, got["item1000"])
+	}
+	update(t, s, func(ctx context.Context, tx server.Tx) error {
+		return tx.SetItemsFolder(ctx, ids[:1001], "f1", ms(99000))
+	})
+	inF1 := must(t, s, func(ctx context.Context, tx server.Tx) ([]server.Item, error) { return tx.Items(ctx, "alice", "f1") })
+	if len(inF1) != 1001 || inF1[1000].ID != "item1000" || inF1[0].Modified != ms(99000) {
+		t.Fatalf("after SetItemsFolder, f1 holds %d items", len(inF1))
+	}
+	// A missing id fails the call, and the transaction writes nothing.
+	before := dump(t, s)
+	err := s.Update(t.Context(), func(tx server.Tx) error {
+		return tx.SetItemsFolder(t.Context(), []string{"item1001", "missing"}, "f2", ms(1))
+	})
+	wantNotFound(t, "SetItemsFolder with a missing id", err)
+	err = s.Update(t.Context(), func(tx server.Tx) error { return tx.DeleteItems(t.Context(), []string{"item0001", "missing"}) })
+	wantNotFound(t, "DeleteItems with a missing id", err)
+	if dump(t, s) != before {
+		t.Error("failed batch calls changed the store")
+	}
+	update(t, s, func(ctx context.Context, tx server.Tx) error { return tx.DeleteItems(ctx, ids[:1100]) })
+	left := must(t, s, func(ctx context.Context, tx server.Tx) (map[string]server.Item, error) { return tx.ItemsByID(ctx, ids) })
+	if len(left) != n-1100 {
+		t.Errorf("after DeleteItems %d items are left, want %d", len(left), n-1100)
+	}
+	if empty := must(t, s, func(ctx context.Context, tx server.Tx) (map[string]server.Item, error) { return tx.ItemsByID(ctx, nil) }); len(empty) != 0 {
+		t.Errorf("ItemsByID(nil) = %v", empty)
+	}
 }
 
 // testTimes checks that times come back in UTC at millisecond precision

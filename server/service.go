@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -23,6 +24,7 @@ type Service struct {
 	// lastCreated makes creation times strictly increasing in a process, so
 	// that listings in creation order keep the order things were made.
 	lastCreated atomic.Int64
+	tokens      tokenCache
 }
 
 // Option configures a Service.
@@ -91,7 +93,14 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		// Never issued, and not a key every store can look up.
 		return Principal{}, clone(ErrInvalidToken)
 	}
+	if c, hit := s.tokens.get(token, s.now()); hit {
+		if !c.expires.IsZero() && !s.now().Before(c.expires) {
+			return Principal{}, clone(ErrInvalidToken)
+		}
+		return c.principal, nil
+	}
 	var p Principal
+	var expires time.Time
 	err := s.store.View(ctx, func(tx Tx) error {
 		t, err := tx.Token(ctx, token)
 		if errors.Is(err, ErrNotFound) {
@@ -108,7 +117,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		} else if err != nil {
 			return err
 		}
-		p.User = u
+		p.User, expires = u, t.Expires
 		switch u.Role {
 		case RoleAdmin, RolePublisher, RoleUser:
 		default:
@@ -120,7 +129,63 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		}
 		return nil
 	})
+	if err == nil {
+		s.tokens.put(token, cachedToken{principal: p, expires: expires}, s.now())
+	}
 	return p, err
+}
+
+// ForgetTokens empties the token cache: the store was reset.
+func (s *Service) ForgetTokens() { s.tokens.clear() }
+
+// tokenCacheTTL is how long a token's principal is reused without a store
+// read. Nothing in the API changes a user's role or a role's privileges, and
+// a token's own expiry is still checked on every use; what the TTL bounds is
+// how long a token survives a store reset made through another replica.
+const tokenCacheTTL = 10 * time.Second
+
+// tokenCacheMax bounds the cache; past it, the cache starts again empty.
+const tokenCacheMax = 10_000
+
+type cachedToken struct {
+	principal Principal
+	expires   time.Time // the token's; zero never
+	fetched   time.Time
+}
+
+// tokenCache keeps the principal of tokens seen lately, so that a request
+// does not spend a read transaction on its token. Unknown tokens are not
+// kept, so a token generated through another replica works at once.
+type tokenCache struct {
+	mu sync.Mutex
+	m  map[string]cachedToken
+}
+
+func (c *tokenCache) get(token string, now time.Time) (cachedToken, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[token]
+	if ok && now.Sub(e.fetched) >= tokenCacheTTL {
+		delete(c.m, token)
+		return e, false
+	}
+	return e, ok
+}
+
+func (c *tokenCache) put(token string, e cachedToken, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= tokenCacheMax {
+		c.m = make(map[string]cachedToken)
+	}
+	e.fetched = now
+	c.m[token] = e
+}
+
+func (c *tokenCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
 }
 
 // TokenRequest is generateToken's input.

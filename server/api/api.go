@@ -402,6 +402,7 @@ func (s *srv) reset(c echo.Context) error {
 	if err := s.cfg.Store.Reset(ctx); err != nil {
 		return err
 	}
+	s.svc.ForgetTokens()
 	if s.cfg.Reseed != nil {
 		if err := s.cfg.Store.Update(ctx, func(tx server.Tx) error { return s.cfg.Reseed(ctx, tx) }); err != nil {
 			return err

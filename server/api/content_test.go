@@ -2,7 +2,9 @@ package api_test
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -194,4 +196,27 @@ func TestListingsKeepCreationOrder(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("folders listed as %v, made as %v", got, want)
 	}
+}
+
+// A token's principal is cached briefly, but its expiry is checked on every
+// use, and a store reset forgets it.
+func TestTokenExpiryAndResetDespiteCache(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	p := pt.StartWith(t, pt.Options{Now: clock})
+	tok := ok(t, post(t, p, "/generateToken", "", form("username", "jsmith", "password", "jsmith-password", "expiration", "1"))).body["token"].(string)
+	advance(55 * time.Second)
+	ok(t, get(t, p, "/content/users/jsmith", tok, nil)) // cached now, 5 s before expiry
+	advance(6 * time.Second)
+	fails(t, get(t, p, "/content/users/jsmith", tok, nil), 498, "Invalid token.")
+
+	tok = ok(t, post(t, p, "/generateToken", "", form("username", "jsmith", "password", "jsmith-password"))).body["token"].(string)
+	ok(t, get(t, p, "/content/users/jsmith", tok, nil))
+	resp, err := http.Post(p.Root+"/emulator/reset", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("reset: %v %v", err, resp)
+	}
+	fails(t, get(t, p, "/content/users/jsmith", tok, nil), 498, "Invalid token.")
 }

@@ -28,11 +28,13 @@ var _ server.Store = (*Store)(nil)
 type Store struct {
 	db *sql.DB
 	d  dialect
-	// writer admits one Update at a time on SQLite. SQLite has a single
-	// writer anyway; queueing here rather than in SQLite's busy handler
-	// (which polls with sleeps) keeps writers of this process in order and
-	// leaves busy_timeout for other processes sharing the file.
-	writer chan struct{}
+	// gc runs every read-write transaction on SQLite (see committer), so
+	// that concurrent Updates share a COMMIT and its fsync. SQLite has a
+	// single writer anyway; queueing here rather than in SQLite's busy
+	// handler (which polls with sleeps) keeps writers of this process in
+	// order and leaves busy_timeout for other processes sharing the file.
+	// nil on PostgreSQL.
+	gc *committer
 }
 
 // Open opens the store named by dsn and applies any pending migration.
@@ -64,7 +66,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
 		db.SetConnMaxIdleTime(0)
-		s = &Store{db: db, d: sqlite, writer: make(chan struct{}, 1)}
+		s = &Store{db: db, d: sqlite}
 	default:
 		if dsn == "" {
 			return nil, errors.New("sqlstore: empty dsn")
@@ -77,11 +79,14 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: open sqlite: %w", err)
 		}
-		s = &Store{db: db, d: sqlite, writer: make(chan struct{}, 1)}
+		s = &Store{db: db, d: sqlite}
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
 		return nil, err
+	}
+	if s.d == sqlite {
+		s.gc = newCommitter(s.db)
 	}
 	return s, nil
 }
@@ -92,7 +97,8 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 //   - WAL lets readers (View) run beside the one writer;
 //   - synchronous(FULL) syncs the WAL at every commit, so a committed Update
 //     survives a process kill and a power loss alike (NORMAL would survive
-//     only the former); a request's write is worth one fsync;
+//     only the former); the Updates committed together by the committer
+//     share one fsync;
 //   - _txlock=immediate makes every read-write transaction BEGIN IMMEDIATE:
 //     it takes the write lock up front, so transactions never upgrade a read
 //     lock midway and never deadlock, which makes Update serializable
@@ -118,8 +124,12 @@ func (s *Store) Ping(ctx context.Context) error {
 	return s.db.PingContext(ctx)
 }
 
-// Close implements server.Store.
+// Close implements server.Store. Updates still waiting get an error; the
+// group of Updates under way, if any, ends first.
 func (s *Store) Close() error {
+	if s.gc != nil {
+		s.gc.close()
+	}
 	return s.db.Close()
 }
 
@@ -179,8 +189,12 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) error {
 const maxAttempts = 32
 
 // run runs fn in one transaction, read-only or read-write, committing when fn
-// returns nil and retrying the whole of fn on a serialization conflict.
+// returns nil and retrying the whole of fn on a serialization conflict. On
+// SQLite, read-write transactions go to the committer and never conflict.
 func (s *Store) run(ctx context.Context, readOnly bool, fn func(t *tx) error) error {
+	if !readOnly && s.gc != nil {
+		return s.gc.do(ctx, fn)
+	}
 	for attempt := 1; ; attempt++ {
 		err := s.runOnce(ctx, readOnly, fn)
 		if err == nil || !s.d.retryable(err) || attempt == maxAttempts {
@@ -200,14 +214,6 @@ func (s *Store) run(ctx context.Context, readOnly bool, fn func(t *tx) error) er
 }
 
 func (s *Store) runOnce(ctx context.Context, readOnly bool, fn func(t *tx) error) (err error) {
-	if !readOnly && s.writer != nil {
-		select {
-		case s.writer <- struct{}{}:
-			defer func() { <-s.writer }()
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 	opts := &sql.TxOptions{ReadOnly: readOnly}
 	if s.d == postgres {
 		// Read-only transactions are serializable too, so a View never

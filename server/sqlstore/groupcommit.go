@@ -1,0 +1,413 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// maxGroup bounds a group: enough to absorb a burst of writers, few enough
+// that the first job of a group does not wait long for the others' fns.
+const maxGroup = 64
+
+// errClosed answers an Update made, or still waiting, once Close is called.
+var errClosed = errors.New("sqlstore: store closed")
+
+// savepoint names the savepoint of the running job; jobs run one at a time
+// and release theirs before the next begins, so one name serves them all.
+const savepoint = "job"
+
+// Job states: the caller may abandon a queued job, the committer takes it;
+// whichever comes first decides, so that a job is answered exactly once or,
+// when abandoned, never run.
+const (
+	queued int32 = iota
+	taken
+	abandoned
+)
+
+type job struct {
+	ctx   context.Context
+	fn    func(t *tx) error
+	state atomic.Int32
+	// aborts counts the groups rolled back under the job; committer only.
+	aborts int
+	// res is written by the committer before done is closed.
+	res  result
+	done chan struct{}
+}
+
+// result is the outcome of one job's fn.
+type result struct {
+	err      error
+	panicked bool
+	panicVal any
+	goexit   bool
+}
+
+// ok reports whether fn returned nil.
+func (r *result) ok() bool { return r.err == nil && !r.panicked && !r.goexit }
+
+// take claims j for the committer; false when its caller abandoned it. A job
+// run again after its group was rolled back is already taken.
+func (j *job) take() bool {
+	return j.state.CompareAndSwap(queued, taken) || j.state.Load() == taken
+}
+
+func (j *job) answer(r result) {
+	j.res = r
+	close(j.done)
+}
+
+// committer runs the read-write transactions of a SQLite store, the Updates
+// waiting at a time together: with synchronous(FULL) every COMMIT waits for
+// an fsync, and committed one by one, concurrent Updates would queue behind
+// each other's. One goroutine takes the first waiting job and, up to
+// maxGroup, those waiting behind it (including those that arrive while the
+// group runs), runs them in one BEGIN IMMEDIATE transaction, each fn in a
+// savepoint of its own, and ends the group with one COMMIT: one fsync.
+//
+// Guarantees, as with a transaction per Update:
+//   - Serializable: jobs run one after another, each seeing the writes of
+//     those before it; the serial order is the order they ran in. A View
+//     sees the state after some group, never part of one.
+//   - A job whose fn fails or panics is rolled back to its savepoint; the
+//     others of its group are unaffected.
+//   - Every job is answered once its group has ended, so none is
+//     acknowledged before its COMMIT. If the COMMIT fails, every job of the
+//     group gets its error, even one whose fn failed: that failure may rest
+//     on writes that were never committed.
+//   - SQLite rolls the whole transaction back on some errors (an
+//     interrupted write, as when a job's ctx ends mid-statement; I/O
+//     errors). The savepoint statement after the fn then fails: the group is
+//     rolled back, that job gets its error, and the jobs that ran before it
+//     run again, first in the queue, since what their fn saw is undone
+//     (Update's contract allows running fn again). A job is given up after
+//     maxAttempts such rollbacks.
+//   - A panic in fn is raised again in the caller's goroutine with the same
+//     value; runtime.Goexit in fn (t.FailNow) ends the caller's goroutine,
+//     and another goroutine carries on with the group.
+//   - A job whose ctx is done before its turn is answered ctx.Err() without
+//     running; once it runs, its caller waits for the real outcome.
+//
+// On ":memory:" the pool's one connection is held for a group at a time, so
+// Views run between groups.
+type committer struct {
+	db *sql.DB
+
+	mu     sync.Mutex
+	queue  []*job
+	closed bool
+	wake   chan struct{} // holds a token when a job was queued or Close called
+	done   chan struct{} // closed when the committer has stopped
+
+	// max bounds a group (maxGroup; tests lower it).
+	max atomic.Int32
+
+	// g is the open group, touched only by the goroutine running loop.
+	g group
+
+	// For tests: COMMITs that succeeded and groups rolled back as unusable.
+	commits, aborts atomic.Int64
+}
+
+type group struct {
+	conn *sql.Conn
+	tx   *sql.Tx
+	jobs []*job // jobs whose fn ran, their results to give at the end
+}
+
+func newCommitter(db *sql.DB) *committer {
+	c := &committer{db: db, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c.max.Store(maxGroup)
+	go c.loop()
+	return c
+}
+
+// do runs fn in the next group and returns its outcome, raising fn's panic
+// again in this goroutine.
+func (c *committer) do(ctx context.Context, fn func(t *tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := &job{ctx: ctx, fn: fn, done: make(chan struct{})}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return errClosed
+	}
+	c.queue = append(c.queue, j)
+	c.mu.Unlock()
+	c.signal()
+
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		if j.state.CompareAndSwap(queued, abandoned) {
+			return ctx.Err()
+		}
+		// It runs or has run: its outcome is the truth, whatever ctx says.
+		<-j.done
+	}
+	switch {
+	case j.res.panicked:
+		panic(j.res.panicVal)
+	case j.res.goexit:
+		runtime.Goexit()
+	}
+	return j.res.err
+}
+
+func (c *committer) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// close answers the jobs still queued with errClosed after the group under
+// way ends, and stops the committer.
+func (c *committer) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.signal()
+	<-c.done
+}
+
+// loop runs groups until the committer is closed. It is also how a group
+// carries on in a new goroutine after a job's fn called runtime.Goexit.
+func (c *committer) loop() {
+	for {
+		if c.g.tx == nil {
+			first := c.next()
+			if first == nil {
+				c.drain()
+				close(c.done)
+				return
+			}
+			if err := c.begin(); err != nil {
+				c.failWaiting(first, err)
+				continue
+			}
+			c.run(first)
+		}
+		for c.g.tx != nil && len(c.g.jobs) < int(c.max.Load()) {
+			j, _ := c.pop()
+			if j == nil {
+				break
+			}
+			c.run(j)
+		}
+		if c.g.tx != nil {
+			c.commit()
+		}
+	}
+}
+
+// pop returns the next job to run, answering on the way those whose ctx is
+// done; nil when none waits or the committer is closed.
+func (c *committer) pop() (j *job, closed bool) {
+	for {
+		c.mu.Lock()
+		if c.closed || len(c.queue) == 0 {
+			closed = c.closed
+			c.mu.Unlock()
+			return nil, closed
+		}
+		j = c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+		if !j.take() {
+			continue
+		}
+		if err := j.ctx.Err(); err != nil {
+			j.answer(result{err: err})
+			continue
+		}
+		return j, false
+	}
+}
+
+// next waits for a job to run; nil once the committer is closed.
+func (c *committer) next() *job {
+	for {
+		if j, closed := c.pop(); j != nil || closed {
+			return j
+		}
+		<-c.wake
+	}
+}
+
+// drain answers the jobs left when the committer closes.
+func (c *committer) drain() {
+	c.mu.Lock()
+	q := c.queue
+	c.queue = nil
+	c.mu.Unlock()
+	for _, j := range q {
+		if j.take() {
+			j.answer(result{err: errClosed})
+		}
+	}
+}
+
+// begin opens a group: BEGIN IMMEDIATE (the pool's _txlock) on a connection
+// held until the group ends. Its context is not any job's, so that no job's
+// ctx ending rolls the group back.
+func (c *committer) begin() error {
+	ctx := context.Background()
+	conn, err := c.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlstore: connect: %w", err)
+	}
+	t, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		release(conn, true)
+		return fmt.Errorf("sqlstore: begin: %w", err)
+	}
+	c.g = group{conn: conn, tx: t}
+	return nil
+}
+
+// failWaiting answers first, and the jobs waiting with it up to a group, with
+// err: the group they would have made could not begin.
+func (c *committer) failWaiting(first *job, err error) {
+	first.answer(result{err: err})
+	for range c.max.Load() - 1 {
+		j, _ := c.pop()
+		if j == nil {
+			return
+		}
+		j.answer(result{err: err})
+	}
+}
+
+// release gives a group's connection back to the pool. After a failure it
+// first ends any transaction the failure left open, so that the connection
+// can begin the next one; the ROLLBACK fails harmlessly when none is open.
+// (Dropping the connection instead would drop a ":memory:" database.)
+func release(conn *sql.Conn, failed bool) {
+	if failed {
+		_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+	}
+	_ = conn.Close()
+}
+
+func (c *committer) exec(q string) error {
+	_, err := c.g.tx.ExecContext(context.Background(), q)
+	return err
+}
+
+// run runs one job's fn in a savepoint of the open group.
+func (c *committer) run(j *job) {
+	j.res = result{}
+	if err := c.exec("SAVEPOINT " + savepoint); err != nil {
+		// The job has not run: it runs again with the others.
+		c.abort(fmt.Errorf("sqlstore: savepoint: %w", err), append(c.g.jobs, j))
+		return
+	}
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		if p := recover(); p != nil {
+			c.settle(j, result{panicked: true, panicVal: p})
+			return
+		}
+		// runtime.Goexit: this goroutine ends whatever is done here, so
+		// another one carries on with the group.
+		c.settle(j, result{goexit: true})
+		go c.loop()
+	}()
+	err := j.fn(&tx{tx: c.g.tx, d: sqlite})
+	returned = true
+	c.settle(j, result{err: err})
+}
+
+// settle keeps the job's writes when fn succeeded and undoes them otherwise,
+// then holds its result until the group ends. A savepoint statement that
+// fails means the transaction is no longer usable: the group is rolled back.
+func (c *committer) settle(j *job, r result) {
+	var err error
+	if r.ok() {
+		err = c.exec("RELEASE " + savepoint)
+	} else if err = c.exec("ROLLBACK TO " + savepoint); err == nil {
+		err = c.exec("RELEASE " + savepoint)
+	}
+	j.res = r
+	if err != nil {
+		if r.ok() {
+			j.res.err = fmt.Errorf("sqlstore: transaction lost: %w", err)
+		}
+		c.abort(fmt.Errorf("sqlstore: transaction lost: %w", err), c.g.jobs)
+		j.answer(j.res)
+		return
+	}
+	c.g.jobs = append(c.g.jobs, j)
+}
+
+// abort rolls the open group back after it became unusable. Panicked and
+// exited jobs are answered; the others in again run again, in order, ahead
+// of every waiting job, unless the group was rolled back under them
+// maxAttempts times, in which case they get err.
+func (c *committer) abort(err error, again []*job) {
+	g := c.g
+	c.g = group{}
+	// It fails when SQLite has already rolled back, as it does for most of
+	// the errors that lead here.
+	_ = g.tx.Rollback()
+	release(g.conn, true)
+	c.aborts.Add(1)
+	var rerun []*job
+	for _, j := range again {
+		switch j.aborts++; {
+		case j.res.panicked || j.res.goexit:
+			j.answer(j.res)
+		case j.aborts >= maxAttempts:
+			j.answer(result{err: err})
+		default:
+			rerun = append(rerun, j)
+		}
+	}
+	if len(rerun) > 0 {
+		c.mu.Lock()
+		c.queue = append(rerun, c.queue...)
+		c.mu.Unlock()
+	}
+}
+
+// commit ends the open group with one COMMIT, or a ROLLBACK when no fn
+// succeeded, and answers its jobs.
+func (c *committer) commit() {
+	g := c.g
+	c.g = group{}
+	kept := false
+	for _, j := range g.jobs {
+		kept = kept || j.res.ok()
+	}
+	var err, rerr error
+	if kept {
+		if err = g.tx.Commit(); err != nil {
+			err = fmt.Errorf("sqlstore: commit: %w", err)
+		} else {
+			c.commits.Add(1)
+		}
+	} else {
+		// A failed ROLLBACK affects no job, only the connection.
+		rerr = g.tx.Rollback()
+	}
+	release(g.conn, err != nil || rerr != nil)
+	for _, j := range g.jobs {
+		if err != nil && !j.res.panicked && !j.res.goexit {
+			j.res = result{err: err}
+		}
+		j.answer(j.res)
+	}
+}

@@ -1,0 +1,611 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	msqlite "modernc.org/sqlite"
+
+	"github.com/orgportal/portal-api/server"
+)
+
+// interruptCancel is called by the SQL function sqlstore_test_cancel(), so
+// that a test can end a context while a statement of its runs.
+var interruptCancel atomic.Pointer[context.CancelFunc]
+
+func init() {
+	msqlite.MustRegisterScalarFunction("sqlstore_test_cancel", 0, func(*msqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+		if cancel := interruptCancel.Load(); cancel != nil {
+			(*cancel)()
+		}
+		return int64(0), nil
+	})
+}
+
+var errFail = errors.New("fail")
+
+// waiting is how many jobs are queued.
+func (c *committer) waiting() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue)
+}
+
+func (c *committer) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// waitFor polls cond: what it waits for happens in other goroutines with no
+// event to wait on. A hang is caught by the test timeout.
+func waitFor(cond func() bool) {
+	for !cond() {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// enqueue runs f, which makes one Update, in a goroutine and returns once
+// that Update is queued, so that jobs queue in the order of the calls.
+func enqueue(s *Store, f func()) {
+	n := s.gc.waiting()
+	go f()
+	waitFor(func() bool { return s.gc.waiting() == n+1 })
+}
+
+// enqueueUpdate enqueues an Update of fn; its error arrives on the channel.
+func enqueueUpdate(ctx context.Context, s *Store, fn func(tx server.Tx) error) <-chan error {
+	ch := make(chan error, 1)
+	enqueue(s, func() { ch <- s.Update(ctx, fn) })
+	return ch
+}
+
+// blocker holds the committer in a job until released, so that the Updates
+// queued meanwhile join its group.
+type blocker struct {
+	release chan struct{}
+	done    chan error
+	runs    atomic.Int32
+}
+
+// block starts an Update that puts token and waits for the release; it
+// returns once the committer runs it.
+func block(t *testing.T, s *Store, token string) *blocker {
+	t.Helper()
+	b := &blocker{release: make(chan struct{}), done: make(chan error, 1)}
+	started := make(chan struct{})
+	go func() {
+		b.done <- s.Update(t.Context(), func(tx server.Tx) error {
+			if b.runs.Add(1) == 1 {
+				close(started)
+			}
+			<-b.release
+			return tx.PutToken(t.Context(), server.Token{Token: token, Username: "u"})
+		})
+	}()
+	<-started
+	return b
+}
+
+func putToken(ctx context.Context, token string) func(tx server.Tx) error {
+	return func(tx server.Tx) error { return tx.PutToken(ctx, server.Token{Token: token, Username: "u"}) }
+}
+
+// wantTokens checks which tokens the store holds.
+func wantTokens(t *testing.T, s server.Store, present, absent []string) {
+	t.Helper()
+	ctx := t.Context()
+	err := s.View(ctx, func(tx server.Tx) error {
+		for _, tok := range present {
+			if _, err := tx.Token(ctx, tok); err != nil {
+				t.Errorf("token %s: %v, want it stored", tok, err)
+			}
+		}
+		for _, tok := range absent {
+			if _, err := tx.Token(ctx, tok); !errors.Is(err, server.ErrNotFound) {
+				t.Errorf("token %s: %v, want it not stored", tok, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("View: %v", err)
+	}
+}
+
+// wantCommits checks the COMMITs made since before.
+func wantCommits(t *testing.T, s *Store, before, want int64) {
+	t.Helper()
+	if got := s.gc.commits.Load() - before; got != want {
+		t.Errorf("%d COMMITs, want %d", got, want)
+	}
+}
+
+// TestGroupCommitNoLostUpdate runs many read-modify-write increments of one
+// counter at once, every fifth failing after its write: the counter ends at
+// the number of Updates that succeeded.
+func TestGroupCommitNoLostUpdate(t *testing.T) {
+	for _, dsn := range []string{"file", ":memory:"} {
+		t.Run(dsn, func(t *testing.T) {
+			if dsn == "file" {
+				dsn = sqliteFile(t)
+			}
+			s := openT(t, dsn)
+			ctx := t.Context()
+			if err := s.Update(ctx, func(tx server.Tx) error {
+				return tx.PutUser(ctx, server.User{Username: "counter", OrgID: "o1", FullName: "0", Role: server.RoleUser})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			const goroutines, perGoroutine = 32, 25
+			commits := s.gc.commits.Load()
+			var ok, failed atomic.Int64
+			var wg sync.WaitGroup
+			for g := range goroutines {
+				wg.Go(func() {
+					for i := range perGoroutine {
+						fail := (g*perGoroutine+i)%5 == 0
+						err := s.Update(ctx, func(tx server.Tx) error {
+							u, err := tx.User(ctx, "counter")
+							if err != nil {
+								return err
+							}
+							n, err := strconv.Atoi(u.FullName)
+							if err != nil {
+								return err
+							}
+							u.FullName = strconv.Itoa(n + 1)
+							if err := tx.PutUser(ctx, u); err != nil {
+								return err
+							}
+							if fail {
+								return errFail
+							}
+							return nil
+						})
+						switch {
+						case err == nil:
+							ok.Add(1)
+						case errors.Is(err, errFail):
+							failed.Add(1)
+						default:
+							t.Errorf("Update: %v", err)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if want := int64(goroutines * perGoroutine / 5); failed.Load() != want {
+				t.Errorf("%d Updates failed, want %d", failed.Load(), want)
+			}
+			var n string
+			if err := s.View(ctx, func(tx server.Tx) error {
+				u, err := tx.User(ctx, "counter")
+				n = u.FullName
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n != strconv.FormatInt(ok.Load(), 10) {
+				t.Errorf("counter = %s after %d successful Updates", n, ok.Load())
+			}
+			t.Logf("%d successful Updates in %d COMMITs", ok.Load(), s.gc.commits.Load()-commits)
+		})
+	}
+}
+
+// TestGroupCommitFailureInGroup: in a group, a failing fn's writes are undone
+// while the others commit together, each seeing the writes of those before.
+func TestGroupCommitFailureInGroup(t *testing.T) {
+	s := openT(t, sqliteFile(t))
+	ctx := t.Context()
+	commits := s.gc.commits.Load()
+	b := block(t, s, "a")
+	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
+	cErr := enqueueUpdate(ctx, s, func(tx server.Tx) error {
+		if err := tx.PutToken(ctx, server.Token{Token: "c", Username: "u"}); err != nil {
+			return err
+		}
+		return fmt.Errorf("wrapped: %w", errFail)
+	})
+	var sawB, sawC bool
+	dErr := enqueueUpdate(ctx, s, func(tx server.Tx) error {
+		_, err := tx.Token(ctx, "b")
+		sawB = err == nil
+		_, err = tx.Token(ctx, "c")
+		sawC = err == nil
+		return tx.PutToken(ctx, server.Token{Token: "d", Username: "u"})
+	})
+	close(b.release)
+	if err := <-b.done; err != nil {
+		t.Errorf("a: %v", err)
+	}
+	if err := <-bErr; err != nil {
+		t.Errorf("b: %v", err)
+	}
+	if err := <-cErr; !errors.Is(err, errFail) {
+		t.Errorf("c: %v, want fn's error", err)
+	}
+	if err := <-dErr; err != nil {
+		t.Errorf("d: %v", err)
+	}
+	if !sawB || sawC {
+		t.Errorf("d saw b: %v, c: %v; want b only", sawB, sawC)
+	}
+	wantTokens(t, s, []string{"a", "b", "d"}, []string{"c"})
+	wantCommits(t, s, commits, 1)
+}
+
+// TestGroupCommitPanic: a panicking fn panics in its caller with its value,
+// its writes are undone, and the rest of its group commits.
+func TestGroupCommitPanic(t *testing.T) {
+	s := openT(t, sqliteFile(t))
+	ctx := t.Context()
+	commits := s.gc.commits.Load()
+	b := block(t, s, "a")
+	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
+	recovered := make(chan any, 1)
+	enqueue(s, func() {
+		defer func() { recovered <- recover() }()
+		_ = s.Update(ctx, func(tx server.Tx) error {
+			_ = tx.PutToken(ctx, server.Token{Token: "p", Username: "u"})
+			panic("boom")
+		})
+	})
+	dErr := enqueueUpdate(ctx, s, putToken(ctx, "d"))
+	close(b.release)
+	if err := <-b.done; err != nil {
+		t.Errorf("a: %v", err)
+	}
+	if err := <-bErr; err != nil {
+		t.Errorf("b: %v", err)
+	}
+	if p := <-recovered; p != "boom" {
+		t.Errorf("the caller recovered %v, want fn's panic", p)
+	}
+	if err := <-dErr; err != nil {
+		t.Errorf("d: %v", err)
+	}
+	wantTokens(t, s, []string{"a", "b", "d"}, []string{"p"})
+	wantCommits(t, s, commits, 1)
+}
+
+// TestGroupCommitGoexit: runtime.Goexit in fn (t.FailNow does it) ends the
+// caller's goroutine; the group carries on and commits.
+func TestGroupCommitGoexit(t *testing.T) {
+	s := openT(t, sqliteFile(t))
+	ctx := t.Context()
+	commits := s.gc.commits.Load()
+	b := block(t, s, "a")
+	returned := make(chan bool, 1)
+	enqueue(s, func() {
+		ret := false
+		defer func() { returned <- ret }()
+		_ = s.Update(ctx, func(tx server.Tx) error {
+			_ = tx.PutToken(ctx, server.Token{Token: "g", Username: "u"})
+			runtime.Goexit()
+			return nil
+		})
+		ret = true
+	})
+	dErr := enqueueUpdate(ctx, s, putToken(ctx, "d"))
+	close(b.release)
+	if err := <-b.done; err != nil {
+		t.Errorf("a: %v", err)
+	}
+	if <-returned {
+		t.Errorf("Update returned after fn called runtime.Goexit")
+	}
+	if err := <-dErr; err != nil {
+		t.Errorf("d: %v", err)
+	}
+	if err := s.Update(ctx, putToken(ctx, "e")); err != nil {
+		t.Errorf("e, after the group: %v", err)
+	}
+	wantTokens(t, s, []string{"a", "d", "e"}, []string{"g"})
+	wantCommits(t, s, commits, 2)
+}
+
+// lateCtx is a context that ends without its Done channel closing, so that
+// its caller keeps waiting and the committer finds it done at its turn.
+type lateCtx struct {
+	context.Context
+	ended atomic.Bool
+}
+
+func (c *lateCtx) Done() <-chan struct{} { return nil }
+
+func (c *lateCtx) Err() error {
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestGroupCommitContext: a job whose ctx ends before its turn is answered
+// ctx.Err() without running, whether its caller leaves at once or waits;
+// a job whose ctx ends while it runs is answered its real outcome.
+func TestGroupCommitContext(t *testing.T) {
+	s := openT(t, sqliteFile(t))
+	ctx := t.Context()
+	b := block(t, s, "a")
+
+	var ran atomic.Int32
+	count := func(token string) func(tx server.Tx) error {
+		return func(tx server.Tx) error {
+			ran.Add(1)
+			return tx.PutToken(ctx, server.Token{Token: token, Username: "u"})
+		}
+	}
+	leaveCtx, cancel := context.WithCancel(ctx)
+	leaveErr := enqueueUpdate(leaveCtx, s, count("left"))
+	cancel()
+	// The caller leaves while the committer is still busy with a.
+	if err := <-leaveErr; !errors.Is(err, context.Canceled) {
+		t.Errorf("Update whose ctx ended while queued: %v, want context.Canceled", err)
+	}
+	late := &lateCtx{Context: ctx}
+	lateErr := enqueueUpdate(late, s, count("late"))
+	late.ended.Store(true)
+	cErr := enqueueUpdate(ctx, s, putToken(ctx, "c"))
+	close(b.release)
+	if err := <-b.done; err != nil {
+		t.Errorf("a: %v", err)
+	}
+	if err := <-lateErr; !errors.Is(err, context.Canceled) {
+		t.Errorf("Update whose ctx ended before its turn: %v, want context.Canceled", err)
+	}
+	if err := <-cErr; err != nil {
+		t.Errorf("c: %v", err)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("%d fns ran whose ctx ended before their turn", n)
+	}
+	wantTokens(t, s, []string{"a", "c"}, []string{"left", "late"})
+
+	// The ctx ends while fn runs: the caller still gets fn's outcome.
+	runCtx, cancelRun := context.WithCancel(ctx)
+	started, canceled := make(chan struct{}), make(chan struct{})
+	go func() {
+		<-started
+		cancelRun()
+		close(canceled)
+	}()
+	err := s.Update(runCtx, func(tx server.Tx) error {
+		close(started)
+		<-canceled
+		return tx.PutToken(ctx, server.Token{Token: "during", Username: "u"})
+	})
+	if err != nil {
+		t.Errorf("Update whose ctx ended while fn ran: %v, want fn's outcome, nil", err)
+	}
+	wantTokens(t, s, []string{"during"}, nil)
+}
+
+// TestGroupCommitClose: Close lets the group under way commit, answers the
+// jobs still waiting with an error, and later Updates get one too.
+func TestGroupCommitClose(t *testing.T) {
+	path := sqliteFile(t)
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	b := block(t, s, "a")
+	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
+	cErr := enqueueUpdate(ctx, s, putToken(ctx, "c"))
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	waitFor(s.gc.isClosed)
+	close(b.release)
+	if err := <-b.done; err != nil {
+		t.Errorf("a, under way at Close: %v", err)
+	}
+	for name, ch := range map[string]<-chan error{"b": bErr, "c": cErr} {
+		if err := <-ch; !errors.Is(err, errClosed) {
+			t.Errorf("%s, waiting at Close: %v, want errClosed", name, err)
+		}
+	}
+	if err := <-closed; err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := s.Update(ctx, putToken(ctx, "after")); !errors.Is(err, errClosed) {
+		t.Errorf("Update after Close: %v, want errClosed", err)
+	}
+	wantTokens(t, openT(t, path), []string{"a"}, []string{"b", "c", "after"})
+}
+
+// TestGroupCommitBound: a group holds at most maxGroup jobs.
+func TestGroupCommitBound(t *testing.T) {
+	s := openT(t, sqliteFile(t))
+	ctx := t.Context()
+	commits := s.gc.commits.Load()
+	b := block(t, s, "a")
+	var errs []<-chan error
+	var want []string
+	for i := range maxGroup + 1 {
+		tok := fmt.Sprintf("t%d", i)
+		errs = append(errs, enqueueUpdate(ctx, s, putToken(ctx, tok)))
+		want = append(want, tok)
+	}
+	close(b.release)
+	if err := <-b.done; err != nil {
+		t.Errorf("a: %v", err)
+	}
+	for i, ch := range errs {
+		if err := <-ch; err != nil {
+			t.Errorf("t%d: %v", i, err)
+		}
+	}
+	wantTokens(t, s, want, nil)
+	// a and maxGroup-1 others, then the last 2.
+	wantCommits(t, s, commits, 2)
+}
+
+// lostTransaction runs a group a, b, x, d in which x's fn leaves the
+// transaction unusable through spoil: x is answered an error, a and b run
+// again in a new transaction (their first writes are undone with it) and
+// commit with d; x's writes are nowhere.
+func lostTransaction(t *testing.T, spoil func(ctx context.Context, t *tx) error) error {
+	s := openT(t, sqliteFile(t))
+	ctx := t.Context()
+	commits, aborts := s.gc.commits.Load(), s.gc.aborts.Load()
+	a := block(t, s, "a")
+	var bRuns, dRuns atomic.Int32
+	bErr := enqueueUpdate(ctx, s, func(tx server.Tx) error {
+		bRuns.Add(1)
+		return tx.PutToken(ctx, server.Token{Token: "b", Username: "u"})
+	})
+	xCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	interruptCancel.Store(&cancel)
+	defer interruptCancel.Store(nil)
+	xErr := enqueueUpdate(xCtx, s, func(stx server.Tx) error {
+		if err := stx.PutToken(xCtx, server.Token{Token: "x", Username: "u"}); err != nil {
+			return err
+		}
+		return spoil(xCtx, stx.(*tx))
+	})
+	dErr := enqueueUpdate(ctx, s, func(tx server.Tx) error {
+		dRuns.Add(1)
+		return tx.PutToken(ctx, server.Token{Token: "d", Username: "u"})
+	})
+	close(a.release)
+	if err := <-a.done; err != nil {
+		t.Errorf("a: %v", err)
+	}
+	if err := <-bErr; err != nil {
+		t.Errorf("b: %v", err)
+	}
+	if err := <-dErr; err != nil {
+		t.Errorf("d: %v", err)
+	}
+	err := <-xErr
+	if err == nil {
+		t.Errorf("x succeeded, want an error")
+	}
+	if a, b, d := a.runs.Load(), bRuns.Load(), dRuns.Load(); a != 2 || b != 2 || d != 1 {
+		t.Errorf("fns ran a %d, b %d, d %d times; want 2, 2, 1", a, b, d)
+	}
+	wantTokens(t, s, []string{"a", "b", "d"}, []string{"x", "endless1"})
+	wantCommits(t, s, commits, 1)
+	if n := s.gc.aborts.Load() - aborts; n != 1 {
+		t.Errorf("%d groups rolled back as unusable, want 1", n)
+	}
+	return err
+}
+
+// TestGroupCommitTransactionEnded: fn's statement ends the transaction, as a
+// driver error may.
+func TestGroupCommitTransactionEnded(t *testing.T) {
+	err := lostTransaction(t, func(ctx context.Context, t *tx) error {
+		_, err := t.tx.ExecContext(ctx, "ROLLBACK")
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "transaction lost") {
+		t.Errorf("x: %v, want the transaction lost", err)
+	}
+}
+
+// TestGroupCommitInterrupted: x's ctx ends while its write runs; SQLite
+// interrupts it and rolls the whole transaction back.
+func TestGroupCommitInterrupted(t *testing.T) {
+	err := lostTransaction(t, func(ctx context.Context, t *tx) error {
+		// Endless, until sqlstore_test_cancel() has ended ctx and the
+		// statement is interrupted.
+		_, err := t.exec(ctx, `INSERT INTO tokens (token, username, expires_ms)
+			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)
+			SELECT 'endless' || i, 'u', sqlstore_test_cancel() FROM n`)
+		return err
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("x: %v, want context.Canceled", err)
+	}
+}
+
+// TestGroupCommitCommitFails: when the COMMIT fails, every job of the group
+// gets its error, including one whose fn failed, and nothing is stored.
+func TestGroupCommitCommitFails(t *testing.T) {
+	s := openT(t, sqliteFile(t))
+	ctx := t.Context()
+	// A deferred foreign key is checked at COMMIT only.
+	for _, q := range []string{
+		"CREATE TABLE parents (id TEXT PRIMARY KEY)",
+		"CREATE TABLE children (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)",
+	} {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commits := s.gc.commits.Load()
+	a := block(t, s, "a")
+	errs := map[string]<-chan error{
+		"b": enqueueUpdate(ctx, s, putToken(ctx, "b")),
+		"c": enqueueUpdate(ctx, s, func(tx server.Tx) error { return errFail }),
+		"orphan": enqueueUpdate(ctx, s, func(stx server.Tx) error {
+			_, err := stx.(*tx).exec(ctx, "INSERT INTO children (id, parent) VALUES ('k', 'nobody')")
+			return err
+		}),
+	}
+	close(a.release)
+	if err := <-a.done; err == nil || !strings.Contains(err.Error(), "commit") {
+		t.Errorf("a: %v, want the COMMIT's error", err)
+	}
+	for name, ch := range errs {
+		if err := <-ch; err == nil || errors.Is(err, errFail) || !strings.Contains(err.Error(), "commit") {
+			t.Errorf("%s: %v, want the COMMIT's error", name, err)
+		}
+	}
+	wantCommits(t, s, commits, 0)
+	wantTokens(t, s, nil, []string{"a", "b"})
+	// The store goes on.
+	if err := s.Update(ctx, putToken(ctx, "e")); err != nil {
+		t.Errorf("Update after a failed COMMIT: %v", err)
+	}
+	wantTokens(t, s, []string{"e"}, nil)
+}
+
+// BenchmarkUpdateParallel makes small durable Updates from many goroutines
+// on a SQLite file: group=1 commits each alone (one fsync each, as without
+// group commit), group=64 is the store as it runs.
+func BenchmarkUpdateParallel(b *testing.B) {
+	for _, group := range []int32{1, maxGroup} {
+		for _, par := range []int{1, 4, 16} {
+			b.Run(fmt.Sprintf("group=%d/goroutines=%dxGOMAXPROCS", group, par), func(b *testing.B) {
+				s, err := Open(b.Context(), filepath.Join(b.TempDir(), "portal.db"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				s.gc.max.Store(group)
+				var n atomic.Int64
+				commits := s.gc.commits.Load()
+				b.SetParallelism(par)
+				b.ReportAllocs()
+				b.RunParallel(func(pb *testing.PB) {
+					ctx := b.Context()
+					for pb.Next() {
+						tk := server.Token{Token: "t" + strconv.FormatInt(n.Add(1), 10), Username: "u", Expires: time.UnixMilli(1)}
+						if err := s.Update(ctx, func(tx server.Tx) error { return tx.PutToken(ctx, tk) }); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+				if c := s.gc.commits.Load() - commits; c > 0 {
+					b.ReportMetric(float64(n.Load())/float64(c), "updates/commit")
+				}
+			})
+		}
+	}
+}

@@ -17,7 +17,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite"       // also registers the "sqlite" driver
+	sqlite3lib "modernc.org/sqlite/lib"
 
 	"github.com/orgportal/portal-api/server"
 )
@@ -79,6 +80,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: open sqlite: %w", err)
 		}
+		if err := firstConnection(ctx, db); err != nil {
+			db.Close()
+			return nil, err
+		}
 		s = &Store{db: db, d: sqlite}
 	}
 	if err := s.migrate(ctx); err != nil {
@@ -89,6 +94,29 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		s.gc = newCommitter(s.db)
 	}
 	return s, nil
+}
+
+// firstConnection connects to a SQLite file, retrying while another process
+// or Store opening the same new file holds the lock needed to switch it to
+// WAL: SQLite reports that conflict as SQLITE_BUSY without calling the busy
+// handler. Once the file is in WAL mode, connections no longer need it.
+func firstConnection(ctx context.Context, db *sql.DB) error {
+	for attempt := 1; ; attempt++ {
+		err := db.PingContext(ctx)
+		var se *sqlite3.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3lib.SQLITE_BUSY || attempt == maxAttempts {
+			if err != nil {
+				return fmt.Errorf("sqlstore: connect: %w", err)
+			}
+			return nil
+		}
+		d := time.Duration(attempt) * 5 * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sqlstore: connect: %w (after: %w)", ctx.Err(), err)
+		case <-time.After(d/2 + rand.N(d)):
+		}
+	}
 }
 
 // sqlitePragmas configures every SQLite connection:

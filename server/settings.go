@@ -8,7 +8,7 @@ import (
 	"maps"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -27,33 +27,51 @@ type SettingsUpdate struct {
 // replaces the stored one wholly, portalConfigProperties merges key by key
 // (null removes a key), and nothing is stored when any part is invalid.
 func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID string, u SettingsUpdate) error {
+	// The documents are decoded and checked before the transaction: none of
+	// it needs the store, and write transactions run one at a time.
+	var problems []string
+	var anon, auth *AccessNotice
+	var banner *Banner
+	var patch map[string]json.RawMessage
+	if u.AnonymousAccessNotice != nil {
+		anon = decodeNotice("anonymousAccessNotice", u.AnonymousAccessNotice, u.ClearEmptyFields, &problems)
+	}
+	if u.AuthenticatedAccessNotice != nil {
+		auth = decodeNotice("authenticatedAccessNotice", u.AuthenticatedAccessNotice, u.ClearEmptyFields, &problems)
+	}
+	if u.InformationalBanner != nil {
+		banner = decodeBanner(u.InformationalBanner, u.ClearEmptyFields, &problems)
+	}
+	if u.PortalConfigProperties != nil {
+		patch = s.checkPortalConfig(u.PortalConfigProperties, &problems)
+	}
 	return wrap("update settings", s.store.Update(ctx, func(tx Tx) error {
 		org, err := resolveOrg(ctx, tx, p, portalID)
 		if err != nil {
 			return err
 		}
+		// Who may call comes before what was sent, as in the portal.
 		if err := p.require(org.ID, PrivManageSecurity); err != nil {
 			return err
+		}
+		if len(problems) > 0 {
+			return Invalid(problems...)
 		}
 		cur, err := tx.Settings(ctx, org.ID)
 		if err != nil {
 			return err
 		}
-		var problems []string
 		if u.AnonymousAccessNotice != nil {
-			cur.AnonymousAccessNotice = decodeNotice("anonymousAccessNotice", u.AnonymousAccessNotice, u.ClearEmptyFields, &problems)
+			cur.AnonymousAccessNotice = anon
 		}
 		if u.AuthenticatedAccessNotice != nil {
-			cur.AuthenticatedAccessNotice = decodeNotice("authenticatedAccessNotice", u.AuthenticatedAccessNotice, u.ClearEmptyFields, &problems)
+			cur.AuthenticatedAccessNotice = auth
 		}
 		if u.InformationalBanner != nil {
-			cur.InformationalBanner = decodeBanner(u.InformationalBanner, u.ClearEmptyFields, &problems)
+			cur.InformationalBanner = banner
 		}
 		if u.PortalConfigProperties != nil {
-			cur.PortalConfig = s.mergePortalConfig(cur.PortalConfig, u.PortalConfigProperties, &problems)
-		}
-		if len(problems) > 0 {
-			return Invalid(problems...)
+			cur.PortalConfig = mergePortalConfig(cur.PortalConfig, patch)
 		}
 		return tx.PutSettings(ctx, org.ID, cur)
 	}))
@@ -178,27 +196,21 @@ var portalConfigRules = map[string]func(json.RawMessage) string{
 	"showInAppLauncher":               checkString,
 }
 
-func (s *Service) mergePortalConfig(cur map[string]json.RawMessage, raw json.RawMessage, problems *[]string) map[string]json.RawMessage {
+// checkPortalConfig checks a portalConfigProperties document and returns
+// it as a patch: each key's compacted value, nil for a key to remove.
+func (s *Service) checkPortalConfig(raw json.RawMessage, problems *[]string) map[string]json.RawMessage {
 	const field = "portalConfigProperties"
 	if reason := s.gates.Check(field); reason != "" {
 		*problems = append(*problems, reason)
-		return cur
+		return nil
 	}
 	var in map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &in); err != nil || in == nil {
 		*problems = append(*problems, field+": must be a JSON object")
-		return cur
+		return nil
 	}
-	out := maps.Clone(cur)
-	if out == nil {
-		out = map[string]json.RawMessage{}
-	}
-	keys := make([]string, 0, len(in))
-	for k := range in {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // so details come in a stable order
-	for _, k := range keys {
+	patch := make(map[string]json.RawMessage, len(in))
+	for _, k := range slices.Sorted(maps.Keys(in)) { // sorted, so details come in a stable order
 		v, path := in[k], field+"."+k
 		if reason := s.gates.Check(path); reason != "" {
 			*problems = append(*problems, reason)
@@ -209,7 +221,7 @@ func (s *Service) mergePortalConfig(cur map[string]json.RawMessage, raw json.Raw
 			continue
 		}
 		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			delete(out, k)
+			patch[k] = nil
 			continue
 		}
 		check, named := portalConfigRules[k]
@@ -222,7 +234,23 @@ func (s *Service) mergePortalConfig(cur map[string]json.RawMessage, raw json.Raw
 		}
 		var buf bytes.Buffer
 		_ = json.Compact(&buf, v)
-		out[k] = buf.Bytes()
+		patch[k] = buf.Bytes()
+	}
+	return patch
+}
+
+// mergePortalConfig applies a checked patch key by key: nil removes a key.
+func mergePortalConfig(cur, patch map[string]json.RawMessage) map[string]json.RawMessage {
+	out := maps.Clone(cur)
+	if out == nil {
+		out = map[string]json.RawMessage{}
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,6 +130,21 @@ func BenchmarkSettingsUpdate(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSettingsUpdateParallel is settings/update from 8 goroutines per
+// CPU on a SQLite file, as under load: concurrent writes share commits.
+func BenchmarkSettingsUpdateParallel(b *testing.B) {
+	p := newPortal(b, stores[0].dsn)
+	target := p.base + "/portals/self/settings/update"
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	var n atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			serve(b, p.h, http.MethodPost, target, settingsForm(int(n.Add(1))))
+		}
+	})
 }
 
 // BenchmarkFloor is settings/update's form through the floor handler: what

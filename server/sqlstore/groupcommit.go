@@ -97,7 +97,8 @@ func (j *job) answer(r result) {
 // On ":memory:" the pool's one connection is held for a group at a time, so
 // Views run between groups.
 type committer struct {
-	db *sql.DB
+	db    *sql.DB
+	stmts *stmtCache
 
 	mu     sync.Mutex
 	queue  []*job
@@ -121,8 +122,8 @@ type group struct {
 	jobs []*job // jobs whose fn ran, their results to give at the end
 }
 
-func newCommitter(db *sql.DB) *committer {
-	c := &committer{db: db, wake: make(chan struct{}, 1), done: make(chan struct{})}
+func newCommitter(db *sql.DB, stmts *stmtCache) *committer {
+	c := &committer{db: db, stmts: stmts, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.max.Store(maxGroup)
 	go c.loop()
 	return c
@@ -326,7 +327,7 @@ func (c *committer) run(j *job) {
 		c.settle(j, result{goexit: true})
 		go c.loop()
 	}()
-	err := j.fn(&tx{tx: c.g.tx, d: sqlite})
+	err := j.fn(&tx{tx: c.g.tx, d: sqlite, stmts: c.stmts})
 	returned = true
 	c.settle(j, result{err: err})
 }

@@ -27,8 +27,9 @@ var _ server.Store = (*Store)(nil)
 
 // Store is a server.Store over a SQLite or PostgreSQL database.
 type Store struct {
-	db *sql.DB
-	d  dialect
+	db    *sql.DB
+	d     dialect
+	stmts *stmtCache // SQLite files only
 	// gc runs every read-write transaction on SQLite (see committer), so
 	// that concurrent Updates share a COMMIT and its fsync. SQLite has a
 	// single writer anyway; queueing here rather than in SQLite's busy
@@ -84,14 +85,14 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 			db.Close()
 			return nil, err
 		}
-		s = &Store{db: db, d: sqlite}
+		s = &Store{db: db, d: sqlite, stmts: newStmtCache(db)}
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
 		return nil, err
 	}
 	if s.d == sqlite {
-		s.gc = newCommitter(s.db)
+		s.gc = newCommitter(s.db, s.stmts)
 	}
 	return s, nil
 }
@@ -158,6 +159,7 @@ func (s *Store) Close() error {
 	if s.gc != nil {
 		s.gc.close()
 	}
+	s.stmts.close()
 	return s.db.Close()
 }
 
@@ -258,7 +260,7 @@ func (s *Store) runOnce(ctx context.Context, readOnly bool, fn func(t *tx) error
 			panic(p)
 		}
 	}()
-	if err := fn(&tx{tx: sqlTx, d: s.d, readOnly: readOnly}); err != nil {
+	if err := fn(&tx{tx: sqlTx, d: s.d, readOnly: readOnly, stmts: s.stmts}); err != nil {
 		_ = sqlTx.Rollback()
 		return err
 	}

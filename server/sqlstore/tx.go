@@ -23,6 +23,7 @@ type tx struct {
 	tx       *sql.Tx
 	d        dialect
 	readOnly bool
+	stmts    *stmtCache // nil: queries are prepared each time
 }
 
 var _ server.Tx = (*tx)(nil)
@@ -31,14 +32,23 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if t.readOnly {
 		return nil, errReadOnly
 	}
+	if st := t.stmts.get(ctx, t.d.rebind(q)); st != nil {
+		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st := t.stmts.get(ctx, t.d.rebind(q)); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
 	return t.tx.QueryContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if st := t.stmts.get(ctx, t.d.rebind(q)); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)
 }
 

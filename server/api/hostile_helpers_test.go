@@ -1,19 +1,13 @@
 package api_test
 
 import (
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/orgportal/portal-api/internal/pgtest"
 	pt "github.com/orgportal/portal-api/internal/portaltest"
 )
 
@@ -167,38 +161,10 @@ func checkAllItemsFail(t *testing.T, c hostileCase, a answer) {
 }
 
 // postgresPortal starts the server on a schema of its own in the database
-// PORTAL_TEST_POSTGRES names, or skips when the variable is unset.
+// PORTAL_TEST_POSTGRES names (pgtest skips when the variable is unset and
+// fails when the database does not answer). The schema's cleanup is
+// registered first, so it runs after the server's.
 func postgresPortal(t *testing.T) *pt.Portal {
 	t.Helper()
-	base := os.Getenv("PORTAL_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("PORTAL_TEST_POSTGRES is not set")
-	}
-	db, err := sql.Open("pgx", base) // the driver comes with the SQL store
-	if err != nil {
-		t.Fatalf("PORTAL_TEST_POSTGRES: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	schema := "portal_hostile_" + hex.EncodeToString(b[:])
-	if _, err := db.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("PORTAL_TEST_POSTGRES: create schema: %v", err)
-	}
-	// Registered before the server's own cleanups, so it runs after them.
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := db.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("PORTAL_TEST_POSTGRES: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return pt.StartWith(t, pt.Options{DSN: u.String()})
+	return pt.StartWith(t, pt.Options{DSN: pgtest.DSN(t)})
 }

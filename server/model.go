@@ -108,6 +108,16 @@ type Settings struct {
 	PortalConfig              map[string]json.RawMessage
 }
 
+// SettingsParts names parts of Settings, for Tx.PatchSettings.
+type SettingsParts uint8
+
+const (
+	PartAnonymousAccessNotice SettingsParts = 1 << iota
+	PartAuthenticatedAccessNotice
+	PartInformationalBanner
+	PartPortalConfig
+)
+
 // CategoryNode is one node of the member category schema.
 type CategoryNode struct {
 	Title      string         `json:"title"`

@@ -74,6 +74,19 @@ func resolveOrg(ctx context.Context, tx Tx, p Principal, portalID string) (Organ
 	return org, err
 }
 
+// writableOrg returns the id of the organization portalID names, for a write
+// that reports an organization missing itself (Tx.PatchSettings): the
+// caller's own organization is taken from the principal without a lookup.
+// Any other goes through resolveOrg, so that an unknown one is reported
+// before a missing privilege, as the portal does.
+func writableOrg(ctx context.Context, tx Tx, p Principal, portalID string) (string, error) {
+	if !p.Anonymous() && (portalID == "self" || portalID == p.User.OrgID) {
+		return p.User.OrgID, nil
+	}
+	org, err := resolveOrg(ctx, tx, p, portalID)
+	return org.ID, err
+}
+
 // resolveUser returns the user a content or member operation names.
 func resolveUser(ctx context.Context, tx Tx, username string) (User, error) {
 	u, err := tx.User(ctx, username)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -45,35 +46,43 @@ func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID stri
 	if u.PortalConfigProperties != nil {
 		patch = s.checkPortalConfig(u.PortalConfigProperties, &problems)
 	}
+	var next Settings
+	var parts SettingsParts
+	if u.AnonymousAccessNotice != nil {
+		next.AnonymousAccessNotice, parts = anon, parts|PartAnonymousAccessNotice
+	}
+	if u.AuthenticatedAccessNotice != nil {
+		next.AuthenticatedAccessNotice, parts = auth, parts|PartAuthenticatedAccessNotice
+	}
+	if u.InformationalBanner != nil {
+		next.InformationalBanner, parts = banner, parts|PartInformationalBanner
+	}
 	return wrap("update settings", s.store.Update(ctx, func(tx Tx) error {
-		org, err := resolveOrg(ctx, tx, p, portalID)
+		orgID, err := writableOrg(ctx, tx, p, portalID)
 		if err != nil {
 			return err
 		}
 		// Who may call comes before what was sent, as in the portal.
-		if err := p.require(org.ID, PrivManageSecurity); err != nil {
+		if err := p.require(orgID, PrivManageSecurity); err != nil {
 			return err
 		}
 		if len(problems) > 0 {
 			return Invalid(problems...)
 		}
-		cur, err := tx.Settings(ctx, org.ID)
-		if err != nil {
-			return err
-		}
-		if u.AnonymousAccessNotice != nil {
-			cur.AnonymousAccessNotice = anon
-		}
-		if u.AuthenticatedAccessNotice != nil {
-			cur.AuthenticatedAccessNotice = auth
-		}
-		if u.InformationalBanner != nil {
-			cur.InformationalBanner = banner
-		}
+		next, parts := next, parts
 		if u.PortalConfigProperties != nil {
-			cur.PortalConfig = mergePortalConfig(cur.PortalConfig, patch)
+			// Merged key by key, so the stored properties are read first.
+			cur, err := tx.Settings(ctx, orgID)
+			if err != nil {
+				return err
+			}
+			next.PortalConfig, parts = mergePortalConfig(cur.PortalConfig, patch), parts|PartPortalConfig
 		}
-		return tx.PutSettings(ctx, org.ID, cur)
+		err = tx.PatchSettings(ctx, orgID, next, parts)
+		if errors.Is(err, ErrNotFound) {
+			return notFound(msgPortalNotFound)
+		}
+		return err
 	}))
 }
 

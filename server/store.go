@@ -58,6 +58,11 @@ type Tx interface {
 	// stored yields zero Settings and no error.
 	Settings(ctx context.Context, orgID string) (Settings, error)
 	PutSettings(ctx context.Context, orgID string, s Settings) error
+	// PatchSettings replaces the parts of the organization's settings that
+	// parts names with those of s and keeps the others, without reading
+	// them: settings/update is the write the portal makes most. It returns
+	// ErrNotFound when the organization does not exist.
+	PatchSettings(ctx context.Context, orgID string, s Settings, parts SettingsParts) error
 
 	// CategorySchema returns the organization's schema; nil when none.
 	CategorySchema(ctx context.Context, orgID string) ([]CategoryNode, error)

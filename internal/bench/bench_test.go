@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,10 +125,12 @@ func BenchmarkSettingsUpdate(b *testing.B) {
 			target := p.base + "/portals/self/settings/update"
 			b.ReportAllocs()
 			n := 0
+			cpu := cpuTime(b)
 			for b.Loop() {
 				n++
 				serve(b, p.h, http.MethodPost, target, settingsForm(n))
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -140,11 +143,29 @@ func BenchmarkSettingsUpdateParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.SetParallelism(8)
 	var n atomic.Int64
+	cpu := cpuTime(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			serve(b, p.h, http.MethodPost, target, settingsForm(int(n.Add(1))))
 		}
 	})
+	reportCPU(b, cpu)
+}
+
+// cpuTime returns the CPU time, user and system, the process has used.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per operation since cpuTime returned since:
+// what an operation costs whatever the number of CPUs, which ns/op under
+// RunParallel does not tell.
+func reportCPU(b *testing.B, since time.Duration) {
+	b.ReportMetric(float64(cpuTime(b)-since)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkFloor is settings/update's form through the floor handler: what

@@ -54,6 +54,10 @@ const (
 	ctxOperation = "portal.operation"
 	ctxPretty    = "portal.pretty"
 	ctxParams    = "portal.params"
+	// ctxRoute and ctxPathParams are what the contract's router found, for
+	// the validator: routing once per request, not twice.
+	ctxRoute      = "portal.route"
+	ctxPathParams = "portal.pathParams"
 	// ctxBadRequest holds a body error found before routing.
 	ctxBadRequest = "portal.badRequest"
 )
@@ -267,12 +271,13 @@ func bearer(h string) string {
 // operations newer than the emulated version, are 404s.
 func (s *srv) route(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		rt, _, err := s.router.FindRoute(c.Request())
+		rt, pathParams, err := s.router.FindRoute(c.Request())
 		if err != nil {
 			return errNotFound
 		}
 		c.Set(ctxOperation, rt.Operation)
-		c.Set("portal.route", rt)
+		c.Set(ctxRoute, rt)
+		c.Set(ctxPathParams, pathParams)
 		if v, ok := rt.Operation.Extensions["x-introduced-in"].(string); ok {
 			if need, err := server.ParseVersion(v); err == nil && s.svc.Gates().Version.Less(need) {
 				return errNotFound
@@ -331,14 +336,14 @@ func (s *srv) validate(next echo.HandlerFunc) echo.HandlerFunc {
 		if err, bad := c.Get(ctxBadRequest).(error); bad {
 			return err
 		}
-		rt := c.Get("portal.route").(*routers.Route)
+		rt := c.Get(ctxRoute).(*routers.Route)
+		pathParams := c.Get(ctxPathParams).(map[string]string)
 		req := c.Request()
 		var body []byte
 		if req.Body != nil {
 			body, _ = io.ReadAll(req.Body)
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		_, pathParams, _ := s.router.FindRoute(req)
 		// The router gives path values as sent, still escaped; the contract's
 		// limits (maxLength) are on the values themselves.
 		for name, v := range pathParams {

@@ -300,8 +300,16 @@ func release(conn *sql.Conn, failed bool) {
 	_ = conn.Close()
 }
 
+// exec runs one of the committer's own statements (savepoints), prepared
+// once like the jobs' statements: two of them run for every Update.
 func (c *committer) exec(q string) error {
-	_, err := c.g.tx.ExecContext(context.Background(), q)
+	ctx := context.Background()
+	var err error
+	if st := c.stmts.get(ctx, q); st != nil {
+		_, err = c.g.tx.StmtContext(ctx, st).ExecContext(ctx)
+	} else {
+		_, err = c.g.tx.ExecContext(ctx, q)
+	}
 	return err
 }
 

@@ -85,6 +85,13 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 			db.Close()
 			return nil, err
 		}
+		// database/sql keeps 2 idle connections by default: under more
+		// concurrent requests than that, connections were closed and opened
+		// again all the time, each open costing the pragmas and each
+		// statement's preparation again. The number open stays unbounded:
+		// stmtCache prepares on a connection of its own while the caller
+		// holds one, which a bound could deadlock.
+		db.SetMaxIdleConns(sqliteIdleConns)
 		s = &Store{db: db, d: sqlite, stmts: newStmtCache(db)}
 	}
 	if err := s.migrate(ctx); err != nil {
@@ -96,6 +103,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	return s, nil
 }
+
+// sqliteIdleConns is how many connections to a SQLite file stay open between
+// requests: more than the concurrent requests of a busy server usually hold.
+const sqliteIdleConns = 32
 
 // firstConnection connects to a SQLite file, retrying while another process
 // or Store opening the same new file holds the lock needed to switch it to

@@ -318,6 +318,70 @@ func (t *tx) PutSettings(ctx context.Context, orgID string, s server.Settings) e
 	return nil
 }
 
+// settingsColumns are the settings table's columns after org_id, in order,
+// with the part of server.Settings each holds.
+var settingsColumns = [...]struct {
+	name string
+	part server.SettingsParts
+}{
+	{"anonymous_notice", server.PartAnonymousAccessNotice},
+	{"authenticated_notice", server.PartAuthenticatedAccessNotice},
+	{"banner", server.PartInformationalBanner},
+	{"portal_config", server.PartPortalConfig},
+}
+
+// PatchSettings writes with one statement that also checks the organization
+// exists; a second one runs only when a part is cleared, to delete a row
+// left with no settings (zero settings are stored as no row, see
+// PutSettings).
+func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings, parts server.SettingsParts) error {
+	if parts == 0 {
+		_, err := t.Organization(ctx, orgID)
+		return err
+	}
+	vals := [len(settingsColumns)]sql.NullString{}
+	var errs [len(settingsColumns)]error
+	vals[0], errs[0] = marshalNull(s.AnonymousAccessNotice, s.AnonymousAccessNotice == nil)
+	vals[1], errs[1] = marshalNull(s.AuthenticatedAccessNotice, s.AuthenticatedAccessNotice == nil)
+	vals[2], errs[2] = marshalNull(s.InformationalBanner, s.InformationalBanner == nil)
+	vals[3], errs[3] = marshalNull(s.PortalConfig, len(s.PortalConfig) == 0)
+	if err := errors.Join(errs[:]...); err != nil {
+		return fmt.Errorf("sqlstore: patch settings: %w", err)
+	}
+	var set []string
+	cleared := false
+	for i, c := range settingsColumns {
+		if parts&c.part == 0 {
+			vals[i] = sql.NullString{} // a new row has none of the others
+			continue
+		}
+		set = append(set, c.name+" = excluded."+c.name)
+		cleared = cleared || !vals[i].Valid
+	}
+	res, err := t.exec(ctx, `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
+		SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM organizations WHERE id = ?)
+		ON CONFLICT (org_id) DO UPDATE SET `+strings.Join(set, ", "),
+		orgID, vals[0], vals[1], vals[2], vals[3], orgID)
+	if err != nil {
+		return fmt.Errorf("sqlstore: patch settings: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlstore: patch settings: %w", err)
+	}
+	if n == 0 {
+		return errNotFound("organization", []string{orgID})
+	}
+	if cleared {
+		_, err := t.exec(ctx, `DELETE FROM settings WHERE org_id = ? AND anonymous_notice IS NULL
+			AND authenticated_notice IS NULL AND banner IS NULL AND portal_config IS NULL`, orgID)
+		if err != nil {
+			return fmt.Errorf("sqlstore: patch settings: %w", err)
+		}
+	}
+	return nil
+}
+
 func (t *tx) CategorySchema(ctx context.Context, orgID string) ([]server.CategoryNode, error) {
 	var schema string
 	err := t.queryRow(ctx, "SELECT schema FROM category_schemas WHERE org_id = ?", orgID).Scan(&schema)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"Users", testUsers},
 		{"Tokens", testTokens},
 		{"Settings", testSettings},
+		{"PatchSettings", testPatchSettings},
 		{"CategorySchema", testCategorySchema},
 		{"Folders", testFolders},
 		{"Items", testItems},
@@ -346,6 +348,98 @@ func testSettings(t *testing.T, open func(t *testing.T) server.Store) {
 		t.Errorf("PutSettings with invalid JSON in PortalConfig succeeded")
 	}
 	wantEqual(t, "Settings(o1) after a failed put", settings("o1"), configOnly)
+}
+
+func testPatchSettings(t *testing.T, open func(t *testing.T) server.Store) {
+	s := open(t)
+	update(t, s, func(ctx context.Context, tx server.Tx) error {
+		return errors.Join(tx.PutOrganization(ctx, server.Organization{ID: "o1", Name: "One"}),
+			tx.PutOrganization(ctx, server.Organization{ID: "o2", Name: "Two"}))
+	})
+	settings := func(org string) server.Settings {
+		return must(t, s, func(ctx context.Context, tx server.Tx) (server.Settings, error) {
+			return tx.Settings(ctx, org)
+		})
+	}
+	patch := func(org string, st server.Settings, parts server.SettingsParts) error {
+		return s.Update(t.Context(), func(tx server.Tx) error { return tx.PatchSettings(t.Context(), org, st, parts) })
+	}
+	settingsRows := func() string {
+		var b bytes.Buffer
+		if err := s.Dump(t.Context(), &b); err != nil {
+			t.Fatalf("Dump: %v", err)
+		}
+		var rows []string
+		for line := range strings.SplitSeq(b.String(), "\n") {
+			if strings.HasPrefix(line, "settings ") {
+				rows = append(rows, line)
+			}
+		}
+		return strings.Join(rows, "\n")
+	}
+
+	banner := &server.Banner{Text: ptr("Maintenance"), Enabled: ptr(true)}
+	notice := &server.AccessNotice{Title: ptr("Terms"), Enabled: ptr(false)}
+	config := map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}
+	steps := []struct {
+		name  string
+		st    server.Settings
+		parts server.SettingsParts
+		want  server.Settings
+	}{
+		{"a banner on no settings", server.Settings{InformationalBanner: banner}, server.PartInformationalBanner,
+			server.Settings{InformationalBanner: banner}},
+		// Parts not named are kept, whatever s holds for them.
+		{"a notice beside the banner", server.Settings{AnonymousAccessNotice: notice}, server.PartAnonymousAccessNotice,
+			server.Settings{AnonymousAccessNotice: notice, InformationalBanner: banner}},
+		{"configuration, the others given but not named", server.Settings{PortalConfig: config, AnonymousAccessNotice: &server.AccessNotice{}},
+			server.PartPortalConfig, server.Settings{AnonymousAccessNotice: notice, InformationalBanner: banner, PortalConfig: config}},
+		{"the banner cleared", server.Settings{}, server.PartInformationalBanner,
+			server.Settings{AnonymousAccessNotice: notice, PortalConfig: config}},
+		{"nothing named", server.Settings{InformationalBanner: banner}, 0,
+			server.Settings{AnonymousAccessNotice: notice, PortalConfig: config}},
+		{"two parts at once", server.Settings{AuthenticatedAccessNotice: notice, PortalConfig: map[string]json.RawMessage{}},
+			server.PartAuthenticatedAccessNotice | server.PartPortalConfig,
+			server.Settings{AnonymousAccessNotice: notice, AuthenticatedAccessNotice: notice}},
+	}
+	for _, st := range steps {
+		if err := patch("o1", st.st, st.parts); err != nil {
+			t.Fatalf("%s: PatchSettings: %v", st.name, err)
+		}
+		wantEqual(t, "Settings(o1) after "+st.name, settings("o1"), st.want)
+	}
+	wantEqual(t, "Settings(o2) untouched", settings("o2"), server.Settings{})
+
+	// Clearing every part leaves no row, as storing zero settings does.
+	if err := patch("o1", server.Settings{}, server.PartAnonymousAccessNotice|server.PartAuthenticatedAccessNotice); err != nil {
+		t.Fatalf("clearing: %v", err)
+	}
+	wantEqual(t, "Settings(o1) with every part cleared", settings("o1"), server.Settings{})
+	if rows := settingsRows(); rows != "" {
+		t.Errorf("settings rows after clearing every part:\n%s\nwant none", rows)
+	}
+
+	// An unknown organization is ErrNotFound, with parts or without, and
+	// gets no row.
+	for _, parts := range []server.SettingsParts{server.PartInformationalBanner, 0} {
+		if err := patch("nope", server.Settings{InformationalBanner: banner}, parts); !errors.Is(err, server.ErrNotFound) {
+			t.Errorf("PatchSettings(nope, parts %b) = %v, want ErrNotFound", parts, err)
+		}
+	}
+	if rows := settingsRows(); rows != "" {
+		t.Errorf("settings rows after patching an unknown organization:\n%s\nwant none", rows)
+	}
+
+	// A value that is not JSON cannot be stored, and the store is unchanged.
+	if err := patch("o2", server.Settings{PortalConfig: config}, server.PartPortalConfig); err != nil {
+		t.Fatal(err)
+	}
+	err := patch("o2", server.Settings{PortalConfig: map[string]json.RawMessage{"bad": json.RawMessage(`{`)}, InformationalBanner: banner},
+		server.PartPortalConfig|server.PartInformationalBanner)
+	if err == nil {
+		t.Errorf("PatchSettings with invalid JSON in PortalConfig succeeded")
+	}
+	wantEqual(t, "Settings(o2) after a failed patch", settings("o2"), server.Settings{PortalConfig: config})
 }
 
 func testCategorySchema(t *testing.T, open func(t *testing.T) server.Store) {

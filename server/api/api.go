@@ -69,6 +69,10 @@ type srv struct {
 	doc    *openapi3.T
 	router routers.Router
 	base   string
+	// validationRoutes are the router's routes as the validator gets them:
+	// without security requirements, which authenticate has already
+	// checked with the portal's codes.
+	validationRoutes map[*openapi3.Operation]*routers.Route
 }
 
 // New returns the HTTP handler of the API and its side routes (/health,
@@ -113,7 +117,8 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.Now != nil {
 		opts = append(opts, server.WithClock(cfg.Now))
 	}
-	s := &srv{cfg: cfg, svc: server.NewService(cfg.Store, gates, opts...), log: cfg.Logger, doc: doc, router: router, base: base}
+	s := &srv{cfg: cfg, svc: server.NewService(cfg.Store, gates, opts...), log: cfg.Logger, doc: doc, router: router, base: base,
+		validationRoutes: validationRoutes(doc)}
 	RegisterFormDecoder()
 
 	e := echo.New()
@@ -132,6 +137,20 @@ func New(cfg Config) (http.Handler, error) {
 	// so they answer the envelope in the format asked for.
 	g.Any("/*", func(echo.Context) error { return errNotFound })
 	return e, nil
+}
+
+// validationRoutes returns a route per operation of doc whose operation
+// requires no security, for the validator.
+func validationRoutes(doc *openapi3.T) map[*openapi3.Operation]*routers.Route {
+	out := map[*openapi3.Operation]*routers.Route{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			noSecurity := *op
+			noSecurity.Security = &openapi3.SecurityRequirements{}
+			out[op] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &noSecurity}
+		}
+	}
+	return out
 }
 
 // groupRouter lets the generated registration add its routes to a group.
@@ -188,8 +207,11 @@ func (s *srv) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			c.Error(err)
 		}
-		s.log.Info("request", "method", c.Request().Method, "path", c.Request().URL.Path,
-			"status", c.Response().Status, "bytes", c.Response().Size, "duration", time.Since(start))
+		// Checked first: the arguments would be built even when dropped.
+		if s.log.Enabled(c.Request().Context(), slog.LevelInfo) {
+			s.log.Info("request", "method", c.Request().Method, "path", c.Request().URL.Path,
+				"status", c.Response().Status, "bytes", c.Response().Size, "duration", time.Since(start))
+		}
 		return nil
 	}
 }
@@ -240,6 +262,9 @@ func (s *srv) readParams(next echo.HandlerFunc) echo.HandlerFunc {
 			req.Body = io.NopCloser(strings.NewReader(encoded))
 			req.ContentLength = int64(len(encoded))
 			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
+			// The generated binder reads the form through ParseForm, which
+			// then finds it parsed: the body is left for the validator.
+			req.PostForm, req.Form = params, params
 		} else {
 			params = query
 		}
@@ -276,7 +301,7 @@ func (s *srv) route(next echo.HandlerFunc) echo.HandlerFunc {
 			return errNotFound
 		}
 		c.Set(ctxOperation, rt.Operation)
-		c.Set(ctxRoute, rt)
+		c.Set(ctxRoute, s.validationRoutes[rt.Operation])
 		c.Set(ctxPathParams, pathParams)
 		if v, ok := rt.Operation.Extensions["x-introduced-in"].(string); ok {
 			if need, err := server.ParseVersion(v); err == nil && s.svc.Gates().Version.Less(need) {

@@ -330,6 +330,25 @@ var settingsColumns = [...]struct {
 	{"portal_config", server.PartPortalConfig},
 }
 
+// patchSettingsQueries is PatchSettings' upsert for each set of parts.
+var patchSettingsQueries = func() (qs [1 << len(settingsColumns)]string) {
+	for parts := range qs {
+		var set []string
+		for _, c := range settingsColumns {
+			if server.SettingsParts(parts)&c.part != 0 {
+				set = append(set, c.name+" = excluded."+c.name)
+			}
+		}
+		if len(set) == 0 {
+			continue // PatchSettings makes no upsert then
+		}
+		qs[parts] = `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
+		SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM organizations WHERE id = ?)
+		ON CONFLICT (org_id) DO UPDATE SET ` + strings.Join(set, ", ")
+	}
+	return qs
+}()
+
 // PatchSettings writes with one statement that also checks the organization
 // exists; a second one runs only when a part is cleared, to delete a row
 // left with no settings (zero settings are stored as no row, see
@@ -348,19 +367,15 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 	if err := errors.Join(errs[:]...); err != nil {
 		return fmt.Errorf("sqlstore: patch settings: %w", err)
 	}
-	var set []string
 	cleared := false
 	for i, c := range settingsColumns {
 		if parts&c.part == 0 {
 			vals[i] = sql.NullString{} // a new row has none of the others
 			continue
 		}
-		set = append(set, c.name+" = excluded."+c.name)
 		cleared = cleared || !vals[i].Valid
 	}
-	res, err := t.exec(ctx, `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
-		SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM organizations WHERE id = ?)
-		ON CONFLICT (org_id) DO UPDATE SET `+strings.Join(set, ", "),
+	res, err := t.exec(ctx, patchSettingsQueries[parts&(1<<len(settingsColumns)-1)],
 		orgID, vals[0], vals[1], vals[2], vals[3], orgID)
 	if err != nil {
 		return fmt.Errorf("sqlstore: patch settings: %w", err)

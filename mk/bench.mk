@@ -8,6 +8,7 @@
 BENCH_TARGETS += bench-load
 
 LOAD_WORKERS ?= 8
+LOAD_SWEEP ?= 8,32,64
 LOAD_DURATION ?= 5s
 
 ## bench-load: throughput against the floor, moveItems latency by batch size, start-up time, memory
@@ -17,4 +18,4 @@ bench-load:
 		$(GO) build -o "$$tmp/floor" ./internal/bench/floor && \
 		$(GO) build -o "$$tmp/portalload" ./cmd/portalload && \
 		"$$tmp/portalload" -report -portald "$$tmp/portald" -floor "$$tmp/floor" \
-			-workers $(LOAD_WORKERS) -duration $(LOAD_DURATION)
+			-workers $(LOAD_WORKERS) -sweep $(LOAD_SWEEP) -duration $(LOAD_DURATION)

@@ -112,11 +112,33 @@ func TestFlags(t *testing.T) {
 		{"-url", "http://127.0.0.1:1/sharing/rest", "-ops", "moveItems:x"},
 		{"-url", "http://127.0.0.1:1/sharing/rest", "-ops", "moveItems:1000", "-workers", "3"},
 		{"-workers", "0", "-url", "http://127.0.0.1:1/sharing/rest"},
+		{"-report", "-portald", "x", "-floor", "y", "-sweep", "8,none"},
+		{"-report", "-portald", "x", "-floor", "y", "-sweep", "0"},
 		{"extra"},
 	} {
 		var out bytes.Buffer
 		if err := realMain(t.Context(), args, &out); err == nil {
 			t.Errorf("portalload %q: no error", args)
 		}
+	}
+}
+
+func TestParseCounts(t *testing.T) {
+	got, err := parseCounts("8, 32,64")
+	if err != nil || len(got) != 3 || got[0] != 8 || got[1] != 32 || got[2] != 64 {
+		t.Errorf("parseCounts(8, 32,64) = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "8,", "-1", "x", "8,0"} {
+		if got, err := parseCounts(bad); err == nil {
+			t.Errorf("parseCounts(%q) = %v, want an error", bad, got)
+		}
+	}
+}
+
+func TestBetter(t *testing.T) {
+	slow := result{requests: 10, elapsed: time.Second}
+	fast := result{requests: 20, elapsed: time.Second}
+	if better(result{}, slow).requests != 10 || better(slow, fast).requests != 20 || better(fast, slow).requests != 20 {
+		t.Errorf("better does not keep the higher rate")
 	}
 }

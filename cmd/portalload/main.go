@@ -54,7 +54,8 @@ func realMain(ctx context.Context, args []string, out io.Writer) error {
 		token     = fs.String("token", "demo-admin-token", "`token` of the settings and schema operations")
 		user      = fs.String("user", "jsmith", "`user` whose content userContent reads")
 		userToken = fs.String("user-token", "demo-user-token", "`token` of userContent")
-		workers   = fs.Int("workers", 8, "concurrent `workers`")
+		workers   = fs.Int("workers", 8, "concurrent `workers` (with -report: of the read runs)")
+		sweep     = fs.String("sweep", "8,32,64", "with -report: comma-separated client `counts` at which the floor and settings/update are compared")
 		duration  = fs.Duration("duration", 5*time.Second, "`duration` of each operation's run")
 		seedPath  = fs.String("write-seed", "", "write the bench seed (the items moveItems:N moves) to `file` and exit")
 		report    = fs.Bool("report", false, "start portald and the floor server, measure them, print the report")
@@ -79,7 +80,11 @@ func realMain(ctx context.Context, args []string, out io.Writer) error {
 		if *portald == "" || *floor == "" {
 			return errors.New("-report needs -portald and -floor")
 		}
-		return runReport(ctx, out, reportConfig{portald: *portald, floor: *floor, workers: *workers, duration: *duration, startups: max(*startups, 1)})
+		counts, err := parseCounts(*sweep)
+		if err != nil {
+			return fmt.Errorf("-sweep: %w", err)
+		}
+		return runReport(ctx, out, reportConfig{portald: *portald, floor: *floor, workers: *workers, sweep: counts, duration: *duration, startups: max(*startups, 1)})
 	case *base == "":
 		return errors.New("-url is required (or -report, or -write-seed)")
 	}
@@ -98,6 +103,19 @@ func realMain(ctx context.Context, args []string, out io.Writer) error {
 	}
 	printResults(out, results)
 	return firstError(results)
+}
+
+// parseCounts parses a comma-separated list of positive counts.
+func parseCounts(list string) ([]int, error) {
+	var counts []int
+	for f := range strings.SplitSeq(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive count", f)
+		}
+		counts = append(counts, n)
+	}
+	return counts, nil
 }
 
 func opNamed(name, token, user, userToken string, workers int) (op, error) {

@@ -1,19 +1,32 @@
 package server
 
-import (
-	"regexp"
-	"strings"
-)
-
-var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
+import "strings"
 
 // validColor reports whether c is a CSS named color (case-insensitive) or a
 // hexadecimal color of 3, 4, 6 or 8 digits: the forms the portal accepts.
 func validColor(c string) bool {
-	if hexColor.MatchString(c) {
+	if hexColor(c) {
 		return true
 	}
 	_, ok := cssColors[strings.ToLower(c)]
+	return ok
+}
+
+// hexColor reports whether c is # and 3, 4, 6 or 8 hexadecimal digits.
+func hexColor(c string) bool {
+	digits, ok := strings.CutPrefix(c, "#")
+	switch len(digits) {
+	case 3, 4, 6, 8:
+	default:
+		return false
+	}
+	for i := range len(digits) {
+		switch d := digits[i]; {
+		case '0' <= d && d <= '9', 'a' <= d && d <= 'f', 'A' <= d && d <= 'F':
+		default:
+			return false
+		}
+	}
 	return ok
 }
 

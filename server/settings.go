@@ -146,7 +146,7 @@ func decodeNotice(field string, raw json.RawMessage, clearEmpty bool, problems *
 		*problems = append(*problems, fmt.Sprintf(`%s.buttons: %q is not acceptAndDecline or okOnly`, field, *n.Buttons))
 	}
 	if n.Enabled != nil && *n.Enabled {
-		requireWhenEnabled(field, "notice", problems, "title", n.Title, "text", n.Text, "buttons", n.Buttons)
+		requireWhenEnabled(field, "notice", problems, named{"title", n.Title}, named{"text", n.Text}, named{"buttons", n.Buttons})
 	}
 	return &n
 }
@@ -161,12 +161,9 @@ func decodeBanner(raw json.RawMessage, clearEmpty bool, problems *[]string) *Ban
 		return nil
 	}
 	if b.Enabled != nil && *b.Enabled {
-		requireWhenEnabled(field, "banner", problems, "text", b.Text, "bgColor", b.BgColor, "fontColor", b.FontColor)
+		requireWhenEnabled(field, "banner", problems, named{"text", b.Text}, named{"bgColor", b.BgColor}, named{"fontColor", b.FontColor})
 	}
-	for _, c := range []struct {
-		name  string
-		value *string
-	}{{"bgColor", b.BgColor}, {"fontColor", b.FontColor}} {
+	for _, c := range [...]named{{"bgColor", b.BgColor}, {"fontColor", b.FontColor}} {
 		if c.value != nil && *c.value != "" && !validColor(*c.value) {
 			*problems = append(*problems, fmt.Sprintf("%s.%s: %q is not a CSS color name or a #rgb, #rgba, #rrggbb or #rrggbbaa value", field, c.name, *c.value))
 		}
@@ -174,12 +171,17 @@ func decodeBanner(raw json.RawMessage, clearEmpty bool, problems *[]string) *Ban
 	return &b
 }
 
-// requireWhenEnabled takes name/value pairs and reports each empty one.
-func requireWhenEnabled(field, what string, problems *[]string, pairs ...any) {
-	for i := 0; i < len(pairs); i += 2 {
-		v := pairs[i+1].(*string)
-		if v == nil || strings.TrimSpace(*v) == "" {
-			*problems = append(*problems, fmt.Sprintf("%s.%s: required when the %s is enabled", field, pairs[i], what))
+// named is a field of a notice or banner and its value.
+type named struct {
+	name  string
+	value *string
+}
+
+// requireWhenEnabled reports each empty field.
+func requireWhenEnabled(field, what string, problems *[]string, fields ...named) {
+	for _, f := range fields {
+		if f.value == nil || strings.TrimSpace(*f.value) == "" {
+			*problems = append(*problems, fmt.Sprintf("%s.%s: required when the %s is enabled", field, f.name, what))
 		}
 	}
 }

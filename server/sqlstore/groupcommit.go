@@ -120,6 +120,8 @@ type group struct {
 	conn *sql.Conn
 	tx   *sql.Tx
 	jobs []*job // jobs whose fn ran, their results to give at the end
+	// t is the view of tx every job gets; its bound statements serve all.
+	t *tx
 }
 
 func newCommitter(db *sql.DB, stmts *stmtCache) *committer {
@@ -272,7 +274,7 @@ func (c *committer) begin() error {
 		release(conn, true)
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	c.g = group{conn: conn, tx: t}
+	c.g = group{conn: conn, tx: t, t: &tx{tx: t, d: sqlite, stmts: c.stmts, bound: map[*sql.Stmt]*sql.Stmt{}}}
 	return nil
 }
 
@@ -305,8 +307,8 @@ func release(conn *sql.Conn, failed bool) {
 func (c *committer) exec(q string) error {
 	ctx := context.Background()
 	var err error
-	if st := c.stmts.get(ctx, q); st != nil {
-		_, err = c.g.tx.StmtContext(ctx, st).ExecContext(ctx)
+	if st := c.g.t.stmt(ctx, q); st != nil {
+		_, err = st.ExecContext(ctx)
 	} else {
 		_, err = c.g.tx.ExecContext(ctx, q)
 	}
@@ -335,7 +337,7 @@ func (c *committer) run(j *job) {
 		c.settle(j, result{goexit: true})
 		go c.loop()
 	}()
-	err := j.fn(&tx{tx: c.g.tx, d: sqlite, stmts: c.stmts})
+	err := j.fn(c.g.t)
 	returned = true
 	c.settle(j, result{err: err})
 }

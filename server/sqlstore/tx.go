@@ -24,6 +24,29 @@ type tx struct {
 	d        dialect
 	readOnly bool
 	stmts    *stmtCache // nil: queries are prepared each time
+	// bound holds the cached statements bound to tx, for a transaction that
+	// runs many (a committer group); nil binds them anew each time.
+	bound map[*sql.Stmt]*sql.Stmt
+}
+
+// stmt returns q's prepared statement bound to the transaction; nil when q is
+// not prepared (see stmtCache.get).
+func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
+	st := t.stmts.get(ctx, q)
+	if st == nil {
+		return nil
+	}
+	if t.bound == nil {
+		return t.tx.StmtContext(ctx, st)
+	}
+	b, ok := t.bound[st]
+	if !ok {
+		// Bound with no request's context: the binding outlives the job
+		// that made it. It is closed with the transaction.
+		b = t.tx.StmtContext(context.WithoutCancel(ctx), st)
+		t.bound[st] = b
+	}
+	return b
 }
 
 var _ server.Tx = (*tx)(nil)
@@ -32,22 +55,22 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if t.readOnly {
 		return nil, errReadOnly
 	}
-	if st := t.stmts.get(ctx, t.d.rebind(q)); st != nil {
-		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
+		return st.ExecContext(ctx, args...)
 	}
 	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if st := t.stmts.get(ctx, t.d.rebind(q)); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
+		return st.QueryContext(ctx, args...)
 	}
 	return t.tx.QueryContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	if st := t.stmts.get(ctx, t.d.rebind(q)); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
+		return st.QueryRowContext(ctx, args...)
 	}
 	return t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)
 }

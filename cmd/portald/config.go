@@ -171,4 +171,5 @@ func usage(w io.Writer, getenv func(string) string) {
 	fs.SetOutput(w)
 	fmt.Fprintf(w, "Usage: portald [flags]\n\nportald emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest.\n\nFlags:\n")
 	fs.PrintDefaults()
+	fmt.Fprintf(w, "\nGOGC, when set, replaces portald's default of %d.\n", defaultGCPercent)
 }

@@ -42,9 +42,7 @@ const (
 const defaultGCPercent = 400
 
 func main() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
-	}
+	setGCPercent(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// After the first signal, a second one kills at once.
@@ -57,6 +55,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "portald:", err)
 		os.Exit(1)
 	}
+}
+
+// setGCPercent applies defaultGCPercent unless GOGC is set, and returns the
+// GOGC in force.
+func setGCPercent(getenv func(string) string) int {
+	if getenv("GOGC") != "" {
+		// Read without changing it: the runtime has applied GOGC itself.
+		prev := debug.SetGCPercent(100)
+		debug.SetGCPercent(prev)
+		return prev
+	}
+	debug.SetGCPercent(defaultGCPercent)
+	return defaultGCPercent
 }
 
 // run starts the emulator and serves until ctx is cancelled, then stops

@@ -161,9 +161,9 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// reportCPU reports the CPU time per operation since cpuTime returned since:
-// what an operation costs whatever the number of CPUs, which ns/op under
-// RunParallel does not tell.
+// reportCPU reports the process's CPU time per operation from since (a
+// cpuTime reading) to now: what an operation costs whatever the number of
+// CPUs, which ns/op under RunParallel does not tell.
 func reportCPU(b *testing.B, since time.Duration) {
 	b.ReportMetric(float64(cpuTime(b)-since)/float64(b.N), "cpu-ns/op")
 }

@@ -116,6 +116,9 @@ const (
 	PartAuthenticatedAccessNotice
 	PartInformationalBanner
 	PartPortalConfig
+
+	// AllSettingsParts replaces the settings wholly.
+	AllSettingsParts = PartAnonymousAccessNotice | PartAuthenticatedAccessNotice | PartInformationalBanner | PartPortalConfig
 )
 
 // CategoryNode is one node of the member category schema.

@@ -57,11 +57,11 @@ type Tx interface {
 	// Settings returns the organization's settings; an organization with none
 	// stored yields zero Settings and no error.
 	Settings(ctx context.Context, orgID string) (Settings, error)
-	PutSettings(ctx context.Context, orgID string, s Settings) error
 	// PatchSettings replaces the parts of the organization's settings that
 	// parts names with those of s and keeps the others, without reading
 	// them: settings/update is the write the portal makes most. It returns
-	// ErrNotFound when the organization does not exist.
+	// ErrNotFound when the organization does not exist. Zero settings read
+	// the same as none.
 	PatchSettings(ctx context.Context, orgID string, s Settings, parts SettingsParts) error
 
 	// CategorySchema returns the organization's schema; nil when none.

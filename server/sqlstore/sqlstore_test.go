@@ -80,7 +80,7 @@ func putAlice(t *testing.T, s server.Store) {
 		return errors.Join(
 			tx.PutOrganization(ctx, server.Organization{ID: "o1", Name: "One"}),
 			tx.PutUser(ctx, server.User{Username: "alice", OrgID: "o1", FullName: "Alice", Role: server.RoleAdmin}),
-			tx.PutSettings(ctx, "o1", server.Settings{InformationalBanner: &server.Banner{Text: new(string)}}),
+			tx.PatchSettings(ctx, "o1", server.Settings{InformationalBanner: &server.Banner{Text: new(string)}}, server.PartInformationalBanner),
 			tx.PutItem(ctx, server.Item{ID: "i", Owner: "alice", Title: "I", Created: time.UnixMilli(5), Modified: time.UnixMilli(6)}),
 		)
 	})

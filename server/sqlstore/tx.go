@@ -311,36 +311,6 @@ func (t *tx) Settings(ctx context.Context, orgID string) (server.Settings, error
 	return s, nil
 }
 
-func (t *tx) PutSettings(ctx context.Context, orgID string, s server.Settings) error {
-	if s.AnonymousAccessNotice == nil && s.AuthenticatedAccessNotice == nil &&
-		s.InformationalBanner == nil && len(s.PortalConfig) == 0 {
-		// Zero settings read the same as none: store none, so that equal
-		// states dump equal.
-		_, err := t.exec(ctx, "DELETE FROM settings WHERE org_id = ?", orgID)
-		if err != nil {
-			return fmt.Errorf("sqlstore: put settings: %w", err)
-		}
-		return nil
-	}
-	anon, err1 := marshalNull(s.AnonymousAccessNotice, s.AnonymousAccessNotice == nil)
-	authn, err2 := marshalNull(s.AuthenticatedAccessNotice, s.AuthenticatedAccessNotice == nil)
-	banner, err3 := marshalNull(s.InformationalBanner, s.InformationalBanner == nil)
-	config, err4 := marshalNull(s.PortalConfig, len(s.PortalConfig) == 0)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return fmt.Errorf("sqlstore: put settings: %w", err)
-	}
-	_, err := t.exec(ctx, `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (org_id) DO UPDATE SET anonymous_notice = excluded.anonymous_notice,
-			authenticated_notice = excluded.authenticated_notice, banner = excluded.banner,
-			portal_config = excluded.portal_config`,
-		orgID, anon, authn, banner, config)
-	if err != nil {
-		return fmt.Errorf("sqlstore: put settings: %w", err)
-	}
-	return nil
-}
-
 // settingsColumns are the settings table's columns after org_id, in order,
 // with the part of server.Settings each holds.
 var settingsColumns = [...]struct {
@@ -374,27 +344,32 @@ var patchSettingsQueries = func() (qs [1 << len(settingsColumns)]string) {
 
 // PatchSettings writes with one statement that also checks the organization
 // exists; a second one runs only when a part is cleared, to delete a row
-// left with no settings (zero settings are stored as no row, see
-// PutSettings).
+// left with no settings: zero settings are stored as no row, so that equal
+// states dump equal.
 func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings, parts server.SettingsParts) error {
 	if parts == 0 {
 		_, err := t.Organization(ctx, orgID)
 		return err
 	}
-	vals := [len(settingsColumns)]sql.NullString{}
-	var errs [len(settingsColumns)]error
-	vals[0], errs[0] = marshalNull(s.AnonymousAccessNotice, s.AnonymousAccessNotice == nil)
-	vals[1], errs[1] = marshalNull(s.AuthenticatedAccessNotice, s.AuthenticatedAccessNotice == nil)
-	vals[2], errs[2] = marshalNull(s.InformationalBanner, s.InformationalBanner == nil)
-	vals[3], errs[3] = marshalNull(s.PortalConfig, len(s.PortalConfig) == 0)
-	if err := errors.Join(errs[:]...); err != nil {
-		return fmt.Errorf("sqlstore: patch settings: %w", err)
+	given := [len(settingsColumns)]struct {
+		v     any
+		unset bool
+	}{
+		{s.AnonymousAccessNotice, s.AnonymousAccessNotice == nil},
+		{s.AuthenticatedAccessNotice, s.AuthenticatedAccessNotice == nil},
+		{s.InformationalBanner, s.InformationalBanner == nil},
+		{s.PortalConfig, len(s.PortalConfig) == 0},
 	}
+	// The parts not named stay NULL: a new row has none of them.
+	var vals [len(settingsColumns)]sql.NullString
 	cleared := false
 	for i, c := range settingsColumns {
 		if parts&c.part == 0 {
-			vals[i] = sql.NullString{} // a new row has none of the others
 			continue
+		}
+		var err error
+		if vals[i], err = marshalNull(given[i].v, given[i].unset); err != nil {
+			return fmt.Errorf("sqlstore: patch settings: %s: %w", c.name, err)
 		}
 		cleared = cleared || !vals[i].Valid
 	}

@@ -284,8 +284,13 @@ func testTokens(t *testing.T, open func(t *testing.T) server.Store) {
 	wantEqual(t, "Token(t1) after upsert", got, renewed)
 }
 
+// testSettings replaces the settings wholly (AllSettingsParts);
+// testPatchSettings replaces parts.
 func testSettings(t *testing.T, open func(t *testing.T) server.Store) {
 	s := open(t)
+	update(t, s, func(ctx context.Context, tx server.Tx) error {
+		return tx.PutOrganization(ctx, server.Organization{ID: "o1", Name: "One"})
+	})
 	settings := func(org string) server.Settings {
 		return must(t, s, func(ctx context.Context, tx server.Tx) (server.Settings, error) {
 			return tx.Settings(ctx, org)
@@ -293,7 +298,9 @@ func testSettings(t *testing.T, open func(t *testing.T) server.Store) {
 	}
 	put := func(org string, st server.Settings) {
 		t.Helper()
-		update(t, s, func(ctx context.Context, tx server.Tx) error { return tx.PutSettings(ctx, org, st) })
+		update(t, s, func(ctx context.Context, tx server.Tx) error {
+			return tx.PatchSettings(ctx, org, st, server.AllSettingsParts)
+		})
 	}
 	wantEqual(t, "Settings of an organization with none", settings("o1"), server.Settings{})
 
@@ -315,7 +322,7 @@ func testSettings(t *testing.T, open func(t *testing.T) server.Store) {
 	wantEqual(t, "Settings(o1) round trip", settings("o1"), full)
 	wantEqual(t, "Settings(o2) untouched", settings("o2"), server.Settings{})
 
-	// A put replaces the whole: what is nil now reads as nil.
+	// Replacing all parts replaces the whole: what is nil now reads as nil.
 	bannerOnly := server.Settings{InformationalBanner: &server.Banner{Enabled: ptr(false)}}
 	put("o1", bannerOnly)
 	got := settings("o1")
@@ -342,10 +349,10 @@ func testSettings(t *testing.T, open func(t *testing.T) server.Store) {
 	// A value that is not JSON cannot be stored, and the store is unchanged.
 	put("o1", configOnly)
 	err := s.Update(t.Context(), func(tx server.Tx) error {
-		return tx.PutSettings(t.Context(), "o1", server.Settings{PortalConfig: map[string]json.RawMessage{"bad": json.RawMessage(`{`)}})
+		return tx.PatchSettings(t.Context(), "o1", server.Settings{PortalConfig: map[string]json.RawMessage{"bad": json.RawMessage(`{`)}}, server.AllSettingsParts)
 	})
 	if err == nil {
-		t.Errorf("PutSettings with invalid JSON in PortalConfig succeeded")
+		t.Errorf("replacing the settings with invalid JSON in PortalConfig succeeded")
 	}
 	wantEqual(t, "Settings(o1) after a failed put", settings("o1"), configOnly)
 }
@@ -703,10 +710,13 @@ func populate(t *testing.T, s server.Store, reverse bool) {
 			return tx.PutToken(ctx, server.Token{Token: "tok", Username: "alice", Expires: ms(123_456)})
 		},
 		func(ctx context.Context, tx server.Tx) error {
-			return tx.PutSettings(ctx, "o1", server.Settings{
-				InformationalBanner: &server.Banner{Text: ptr("hi")},
-				PortalConfig:        map[string]json.RawMessage{"b": json.RawMessage(`2`), "a": json.RawMessage(`1`)},
-			})
+			// Settings need their organization: it is put here too (the
+			// same row), so that the puts run in either order.
+			return errors.Join(tx.PutOrganization(ctx, server.Organization{ID: "o1", Name: "One"}),
+				tx.PatchSettings(ctx, "o1", server.Settings{
+					InformationalBanner: &server.Banner{Text: ptr("hi")},
+					PortalConfig:        map[string]json.RawMessage{"b": json.RawMessage(`2`), "a": json.RawMessage(`1`)},
+				}, server.AllSettingsParts))
 		},
 		func(ctx context.Context, tx server.Tx) error {
 			return tx.PutCategorySchema(ctx, "o1", []server.CategoryNode{{Title: "T"}})
@@ -790,7 +800,7 @@ func testDump(t *testing.T, open func(t *testing.T) server.Store) {
 			return tx.PutToken(ctx, server.Token{Token: "tok", Username: "alice"})
 		},
 		func(ctx context.Context, tx server.Tx) error {
-			return tx.PutSettings(ctx, "o1", server.Settings{InformationalBanner: &server.Banner{Text: ptr("hi")}})
+			return tx.PatchSettings(ctx, "o1", server.Settings{InformationalBanner: &server.Banner{Text: ptr("hi")}}, server.AllSettingsParts)
 		},
 		func(ctx context.Context, tx server.Tx) error { return tx.DeleteFolder(ctx, "alice", "f") },
 		func(ctx context.Context, tx server.Tx) error { return tx.PutCategorySchema(ctx, "o1", nil) },
@@ -813,8 +823,13 @@ func testDump(t *testing.T, open func(t *testing.T) server.Store) {
 
 	// Storing zero settings is the same state as storing none.
 	c, d := open(t), open(t)
+	org := func(ctx context.Context, tx server.Tx) error {
+		return tx.PutOrganization(ctx, server.Organization{ID: "o1", Name: "One"})
+	}
+	update(t, c, org)
+	update(t, d, org)
 	update(t, c, func(ctx context.Context, tx server.Tx) error {
-		return tx.PutSettings(ctx, "o1", server.Settings{PortalConfig: map[string]json.RawMessage{}})
+		return tx.PatchSettings(ctx, "o1", server.Settings{PortalConfig: map[string]json.RawMessage{}}, server.AllSettingsParts)
 	})
 	if dc, dd := dump(t, c), dump(t, d); dc != dd {
 		t.Errorf("dump after storing zero settings differs from a new store's:\n%s\n---\n%s", dc, dd)
@@ -835,7 +850,7 @@ func testRollbackOnError(t *testing.T, open func(t *testing.T) server.Store) {
 			tx.PutOrganization(ctx, server.Organization{ID: "new"}),
 			tx.PutUser(ctx, server.User{Username: "alice", OrgID: "o1", FullName: "Changed"}),
 			tx.DeleteItem(ctx, "i1"),
-			tx.PutSettings(ctx, "o1", server.Settings{}),
+			tx.PatchSettings(ctx, "o1", server.Settings{}, server.AllSettingsParts),
 		); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -186,5 +187,30 @@ func TestEmptyPortalConfigReadsAsObject(t *testing.T) {
 	a := ok(t, get(t, p, settingsPath, pt.AdminToken, nil))
 	if js(a.body["portalConfigProperties"]) != `{}` {
 		t.Errorf("members read portalConfigProperties as %s, want {}", a.raw)
+	}
+}
+
+// The caller's own organization is written without a lookup; if it is gone
+// meanwhile (here a reset made behind the server's back, as through another
+// replica, while the token is still cached), the update says so and stores
+// nothing.
+func TestSettingsUpdateOfAnOrganizationGone(t *testing.T) {
+	p := pt.Start(t)
+	ok(t, get(t, p, "/portals/self/settings", pt.AdminToken, nil)) // the token is now cached
+	if err := p.Store.Reset(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var empty bytes.Buffer
+	if err := p.Store.Dump(t.Context(), &empty); err != nil {
+		t.Fatal(err)
+	}
+	fails(t, post(t, p, "/portals/self/settings/update", pt.AdminToken, form("informationalBanner", `{"text":"x"}`)),
+		400, "Portal does not exist or is inaccessible.")
+	var after bytes.Buffer
+	if err := p.Store.Dump(t.Context(), &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.String() != empty.String() {
+		t.Errorf("the failed update stored something:\n%s", after.String())
 	}
 }

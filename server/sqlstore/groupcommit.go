@@ -302,16 +302,11 @@ func release(conn *sql.Conn, failed bool) {
 	_ = conn.Close()
 }
 
-// exec runs one of the committer's own statements (savepoints), prepared
-// once like the jobs' statements: two of them run for every Update.
+// exec runs one of the committer's own statements (savepoints) through the
+// group's tx, so that they are prepared once like the jobs' statements: two
+// of them run for every Update.
 func (c *committer) exec(q string) error {
-	ctx := context.Background()
-	var err error
-	if st := c.g.t.stmt(ctx, q); st != nil {
-		_, err = st.ExecContext(ctx)
-	} else {
-		_, err = c.g.tx.ExecContext(ctx, q)
-	}
+	_, err := c.g.t.exec(context.Background(), q)
 	return err
 }
 

@@ -312,15 +312,23 @@ func (t *tx) Settings(ctx context.Context, orgID string) (server.Settings, error
 }
 
 // settingsColumns are the settings table's columns after org_id, in order,
-// with the part of server.Settings each holds.
+// with the part of server.Settings each holds: value returns it, and whether
+// it is unset (stored as NULL).
 var settingsColumns = [...]struct {
-	name string
-	part server.SettingsParts
+	name  string
+	part  server.SettingsParts
+	value func(s server.Settings) (v any, unset bool)
 }{
-	{"anonymous_notice", server.PartAnonymousAccessNotice},
-	{"authenticated_notice", server.PartAuthenticatedAccessNotice},
-	{"banner", server.PartInformationalBanner},
-	{"portal_config", server.PartPortalConfig},
+	{"anonymous_notice", server.PartAnonymousAccessNotice,
+		func(s server.Settings) (any, bool) { return s.AnonymousAccessNotice, s.AnonymousAccessNotice == nil }},
+	{"authenticated_notice", server.PartAuthenticatedAccessNotice,
+		func(s server.Settings) (any, bool) {
+			return s.AuthenticatedAccessNotice, s.AuthenticatedAccessNotice == nil
+		}},
+	{"banner", server.PartInformationalBanner,
+		func(s server.Settings) (any, bool) { return s.InformationalBanner, s.InformationalBanner == nil }},
+	{"portal_config", server.PartPortalConfig,
+		func(s server.Settings) (any, bool) { return s.PortalConfig, len(s.PortalConfig) == 0 }},
 }
 
 // patchSettingsQueries is PatchSettings' upsert for each set of parts.
@@ -351,15 +359,6 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 		_, err := t.Organization(ctx, orgID)
 		return err
 	}
-	given := [len(settingsColumns)]struct {
-		v     any
-		unset bool
-	}{
-		{s.AnonymousAccessNotice, s.AnonymousAccessNotice == nil},
-		{s.AuthenticatedAccessNotice, s.AuthenticatedAccessNotice == nil},
-		{s.InformationalBanner, s.InformationalBanner == nil},
-		{s.PortalConfig, len(s.PortalConfig) == 0},
-	}
 	// The parts not named stay NULL: a new row has none of them.
 	var vals [len(settingsColumns)]sql.NullString
 	cleared := false
@@ -368,7 +367,7 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 			continue
 		}
 		var err error
-		if vals[i], err = marshalNull(given[i].v, given[i].unset); err != nil {
+		if vals[i], err = marshalNull(c.value(s)); err != nil {
 			return fmt.Errorf("sqlstore: patch settings: %s: %w", c.name, err)
 		}
 		cleared = cleared || !vals[i].Valid

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -33,18 +34,31 @@ type answer struct {
 
 func ok(body string) answer { return answer{Body: body} }
 
-// fakePortal is an httptest.Server that records every request and answers
-// through a function of the test, as the portal would on the wire.
+// fakePortal records every request and answers through a function of the
+// test, as the portal would on the wire: over a real httptest.Server, or in
+// process (newPortalInProcess) for tests inside a synctest bubble, where
+// network I/O would keep the bubble from ever settling.
 type fakePortal struct {
-	*httptest.Server
-	mu   sync.Mutex
-	reqs []recorded
+	*httptest.Server // nil in process
+	handler          http.Handler
+	mu               sync.Mutex
+	reqs             []recorded
 }
 
 func newPortal(t *testing.T, respond func(r recorded) answer) *fakePortal {
 	t.Helper()
+	p := newPortalInProcess(t, respond)
+	p.Server = httptest.NewServer(p.handler)
+	t.Cleanup(p.Close)
+	return p
+}
+
+// newPortalInProcess is a fakePortal whose clients call its handler
+// directly, without a listener.
+func newPortalInProcess(t *testing.T, respond func(r recorded) answer) *fakePortal {
+	t.Helper()
 	p := &fakePortal{}
-	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			t.Errorf("reading the request: %v", err)
@@ -71,9 +85,38 @@ func newPortal(t *testing.T, respond func(r recorded) answer) *fakePortal {
 		w.Header().Set("Content-Type", a.ContentType)
 		w.WriteHeader(a.Status)
 		io.WriteString(w, a.Body)
-	}))
-	t.Cleanup(p.Close)
+	})
 	return p
+}
+
+// handlerTransport serves requests with a handler in the caller's process.
+// Like a network transport, it gives up when the request's context ends,
+// even if the handler has not answered.
+type handlerTransport struct{ h http.Handler }
+
+func (ht handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		// The handler reads the body in another goroutine: give it its own copy.
+		b, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		r = r.Clone(r.Context())
+		r.Body = io.NopCloser(strings.NewReader(string(b)))
+	}
+	done := make(chan *http.Response, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		ht.h.ServeHTTP(rec, r)
+		done <- rec.Result()
+	}()
+	select {
+	case res := <-done:
+		return res, nil
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
 }
 
 func (p *fakePortal) requests() []recorded {
@@ -84,7 +127,13 @@ func (p *fakePortal) requests() []recorded {
 
 func (p *fakePortal) client(t *testing.T, opts ...Option) *Client {
 	t.Helper()
-	c, err := New(p.URL+"/sharing/rest", opts...)
+	base := "http://portal.invalid"
+	if p.Server != nil {
+		base = p.URL
+	} else {
+		opts = append([]Option{WithHTTPClient(&http.Client{Transport: handlerTransport{p.handler}})}, opts...)
+	}
+	c, err := New(base+"/sharing/rest", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -774,6 +823,10 @@ type tokenPortal struct {
 }
 
 func newTokenPortal(t *testing.T) *tokenPortal {
+	return newTokenPortalOn(t, newPortal)
+}
+
+func newTokenPortalOn(t *testing.T, newPortal func(*testing.T, func(recorded) answer) *fakePortal) *tokenPortal {
 	tp := &tokenPortal{clk: &clock{t: epoch}, revoked: map[string]bool{}}
 	tp.fakePortal = newPortal(t, func(r recorded) answer {
 		if r.Path == base+"/generateToken" {
@@ -926,58 +979,70 @@ func TestCredentialsRejected(t *testing.T) {
 
 // Concurrent calls that all need a token wait for one generateToken.
 func TestCredentialsConcurrent(t *testing.T) {
-	tp := newTokenPortal(t)
-	tp.gate, tp.entered = make(chan struct{}), make(chan struct{}, 100)
-	c := tp.client(t)
-	const callers = 20
-	var wg sync.WaitGroup
-	errs := make(chan error, callers)
-	for range callers {
-		wg.Go(func() {
-			errs <- c.UpdateSettings(context.Background(), "", SettingsUpdate{})
-		})
-	}
-	<-tp.entered
-	// Give the other callers time to queue behind the sign-in; the count
-	// below holds however many of them do.
-	time.Sleep(20 * time.Millisecond)
-	close(tp.gate)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Error(err)
+	synctest.Test(t, func(t *testing.T) {
+		tp := newTokenPortalOn(t, newPortalInProcess)
+		tp.gate, tp.entered = make(chan struct{}), make(chan struct{}, 100)
+		c := tp.client(t)
+		const callers = 20
+		var wg sync.WaitGroup
+		errs := make(chan error, callers)
+		for range callers {
+			wg.Go(func() {
+				errs <- c.UpdateSettings(context.Background(), "", SettingsUpdate{})
+			})
 		}
-	}
-	if n := tp.generated(); n != 1 {
-		t.Errorf("generateToken called %d times, want 1", n)
-	}
-	if got := tp.tokensSent(); len(got) != callers {
-		t.Errorf("%d requests, want %d", len(got), callers)
-	}
+		<-tp.entered
+		// Every other caller is now blocked: waiting for the sign-in in
+		// flight, not starting one of its own.
+		synctest.Wait()
+		if n := len(tp.requests()); n != 1 {
+			t.Errorf("%d requests while signing in, want the one generateToken", n)
+		}
+		close(tp.gate)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		if n := tp.generated(); n != 1 {
+			t.Errorf("generateToken called %d times, want 1", n)
+		}
+		if got := tp.tokensSent(); len(got) != callers {
+			t.Errorf("%d requests, want %d", len(got), callers)
+		}
+	})
 }
 
 // A caller waiting for another's sign-in is not failed by the end of the
 // other's context: it signs in itself.
 func TestCredentialsLeaderGivesUp(t *testing.T) {
-	tp := newTokenPortal(t)
-	tp.gate, tp.entered = make(chan struct{}), make(chan struct{}, 10)
-	c := tp.client(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	first := make(chan error, 1)
-	go func() { first <- c.UpdateSettings(ctx, "", SettingsUpdate{}) }()
-	<-tp.entered
-	second := make(chan error, 1)
-	go func() { second <- c.UpdateSettings(context.Background(), "", SettingsUpdate{}) }()
-	time.Sleep(20 * time.Millisecond) // let the second caller queue; the outcome is the same if it does not
-	cancel()
-	if err := <-first; !errors.Is(err, context.Canceled) {
-		t.Errorf("first caller: %v", err)
-	}
-	close(tp.gate)
-	if err := <-second; err != nil {
-		t.Errorf("second caller: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		tp := newTokenPortalOn(t, newPortalInProcess)
+		tp.gate, tp.entered = make(chan struct{}), make(chan struct{}, 10)
+		c := tp.client(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		first := make(chan error, 1)
+		go func() { first <- c.UpdateSettings(ctx, "", SettingsUpdate{}) }()
+		<-tp.entered
+		second := make(chan error, 1)
+		go func() { second <- c.UpdateSettings(context.Background(), "", SettingsUpdate{}) }()
+		synctest.Wait() // the second caller waits for the first one's sign-in
+		cancel()
+		if err := <-first; !errors.Is(err, context.Canceled) {
+			t.Errorf("first caller: %v", err)
+		}
+		// The second caller signs in itself, on its own context.
+		<-tp.entered
+		close(tp.gate)
+		if err := <-second; err != nil {
+			t.Errorf("second caller: %v", err)
+		}
+		if got := tp.tokensSent(); len(got) != 1 {
+			t.Errorf("updates sent with tokens %v, want the second caller's only", got)
+		}
+	})
 }
 
 func TestReferer(t *testing.T) {

@@ -1,11 +1,14 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -16,6 +19,11 @@ const maxGroup = 64
 
 // errClosed answers an Update made, or still waiting, once Close is called.
 var errClosed = errors.New("sqlstore: store closed")
+
+// ErrNestedUpdate answers an Update made inside another Update's fn: the
+// inner one would wait for the outer one's group to end, and that group
+// waits for fn to return.
+var ErrNestedUpdate = errors.New("sqlstore: Update called inside another Update's fn")
 
 // savepoint names the savepoint of the running job; jobs run one at a time
 // and release theirs before the next begins, so one name serves them all.
@@ -45,12 +53,38 @@ type job struct {
 type result struct {
 	err      error
 	panicked bool
-	panicVal any
+	panicVal any // raised again in the caller
 	goexit   bool
 }
 
 // ok reports whether fn returned nil.
 func (r *result) ok() bool { return r.err == nil && !r.panicked && !r.goexit }
+
+// panicError is what fn's panic becomes in its caller's goroutine when fn
+// panicked with an error (a runtime.Error from a bug, most often): that
+// error and the stack of the committer's goroutine at the panic, which
+// would otherwise be lost when the panic is raised again in the caller
+// (golang.org/x/sync/singleflight does the same). errors.Is and errors.As
+// see the error through it. Any other value is raised again as it is, as
+// the Store contract asks.
+type panicError struct {
+	err   error
+	stack []byte
+}
+
+func (p *panicError) Error() string {
+	return fmt.Sprintf("%v\n\ngoroutine of the Update's fn:\n%s", p.err, p.stack)
+}
+
+func (p *panicError) Unwrap() error { return p.err }
+
+// raised is the value fn's panic p is raised with again in its caller.
+func raised(p any) any {
+	if err, ok := p.(error); ok {
+		return &panicError{err: err, stack: debug.Stack()}
+	}
+	return p
+}
 
 // take claims j for the committer; false when its caller abandoned it. A job
 // run again after its group was rolled back is already taken.
@@ -61,6 +95,118 @@ func (j *job) take() bool {
 func (j *job) answer(r result) {
 	j.res = r
 	close(j.done)
+}
+
+// jobQueue holds the jobs waiting for the committer, in order.
+type jobQueue struct {
+	mu     sync.Mutex
+	jobs   []*job
+	closed bool
+	wake   chan struct{} // holds a token when a job was queued or close called
+	knobs  *knobs        // nil outside tests
+}
+
+func newJobQueue() *jobQueue { return &jobQueue{wake: make(chan struct{}, 1)} }
+
+// push queues j at the back; errClosed once the queue is closed.
+func (q *jobQueue) push(j *job) error {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return errClosed
+	}
+	q.jobs = append(q.jobs, j)
+	if k := q.knobs; k != nil && k.queued != nil {
+		k.queued()
+	}
+	q.mu.Unlock()
+	q.signal()
+	return nil
+}
+
+// pushFront puts jobs back at the front, in order, ahead of every waiting job.
+func (q *jobQueue) pushFront(jobs []*job) {
+	q.mu.Lock()
+	q.jobs = append(jobs, q.jobs...)
+	q.mu.Unlock()
+}
+
+func (q *jobQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pop returns the next job to run, answering on the way those whose ctx is
+// done; nil when none waits or the queue is closed.
+func (q *jobQueue) pop() (j *job, closed bool) {
+	for {
+		q.mu.Lock()
+		if q.closed || len(q.jobs) == 0 {
+			closed = q.closed
+			q.mu.Unlock()
+			return nil, closed
+		}
+		j = q.jobs[0]
+		q.jobs[0] = nil
+		q.jobs = q.jobs[1:]
+		q.mu.Unlock()
+		if !j.take() {
+			continue
+		}
+		if err := j.ctx.Err(); err != nil {
+			j.answer(result{err: err})
+			continue
+		}
+		return j, false
+	}
+}
+
+// next waits for a job to run; nil once the queue is closed.
+func (q *jobQueue) next() *job {
+	for {
+		if j, closed := q.pop(); j != nil || closed {
+			return j
+		}
+		<-q.wake
+	}
+}
+
+// close refuses further jobs and wakes the committer.
+func (q *jobQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	if k := q.knobs; k != nil && k.closed != nil {
+		k.closed()
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+// drain answers the jobs left once the queue is closed.
+func (q *jobQueue) drain() {
+	q.mu.Lock()
+	jobs := q.jobs
+	q.jobs = nil
+	q.mu.Unlock()
+	for _, j := range jobs {
+		if j.take() {
+			j.answer(result{err: errClosed})
+		}
+	}
+}
+
+// knobs are what tests change in a committer or wait on; production runs
+// without (committer.knobs nil). Set them with setKnobs before the first
+// Update. The functions run on the committer's goroutine or, for queued and
+// closed, under the queue's lock: they must not block.
+type knobs struct {
+	max       int    // bounds a group instead of maxGroup when > 0
+	queued    func() // a caller's job joined the queue
+	closed    func() // close was called
+	committed func() // a group's COMMIT succeeded
+	aborted   func() // a group was rolled back as unusable
 }
 
 // committer runs the read-write transactions of a SQLite store, the Updates
@@ -89,31 +235,32 @@ func (j *job) answer(r result) {
 //     (Update's contract allows running fn again). A job is given up after
 //     maxAttempts such rollbacks.
 //   - A panic in fn is raised again in the caller's goroutine with the same
-//     value; runtime.Goexit in fn (t.FailNow) ends the caller's goroutine,
-//     and another goroutine carries on with the group.
+//     value, or, for an error, one that wraps it with fn's stack
+//     (panicError); runtime.Goexit in fn
+//     (t.FailNow) ends the caller's goroutine, and another goroutine carries
+//     on with the group.
 //   - A job whose ctx is done before its turn is answered ctx.Err() without
 //     running; once it runs, its caller waits for the real outcome.
+//   - An Update made by fn itself would wait forever for its own group: it
+//     is answered ErrNestedUpdate.
 //
 // On ":memory:" the pool's one connection is held for a group at a time, so
 // Views run between groups.
 type committer struct {
 	db    *sql.DB
 	stmts *stmtCache
+	q     *jobQueue
+	done  chan struct{} // closed when the committer has stopped
 
-	mu     sync.Mutex
-	queue  []*job
-	closed bool
-	wake   chan struct{} // holds a token when a job was queued or Close called
-	done   chan struct{} // closed when the committer has stopped
+	// g is the open group and gid the id of the goroutine running loop,
+	// touched only by that goroutine.
+	g   group
+	gid uint64
+	// inFn is the id of the goroutine running a job's fn, 0 between fns:
+	// an Update made on that goroutine is nested in the fn.
+	inFn atomic.Uint64
 
-	// max bounds a group (maxGroup; tests lower it).
-	max atomic.Int32
-
-	// g is the open group, touched only by the goroutine running loop.
-	g group
-
-	// For tests: COMMITs that succeeded and groups rolled back as unusable.
-	commits, aborts atomic.Int64
+	knobs *knobs // nil outside tests
 }
 
 type group struct {
@@ -125,10 +272,25 @@ type group struct {
 }
 
 func newCommitter(db *sql.DB, stmts *stmtCache) *committer {
-	c := &committer{db: db, stmts: stmts, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	c.max.Store(maxGroup)
+	c := &committer{db: db, stmts: stmts, q: newJobQueue(), done: make(chan struct{})}
 	go c.loop()
 	return c
+}
+
+// setKnobs installs test knobs; call it before the first Update. The
+// queue's lock orders it before the committer's next look at them.
+func (c *committer) setKnobs(k *knobs) {
+	c.q.mu.Lock()
+	c.knobs, c.q.knobs = k, k
+	c.q.mu.Unlock()
+}
+
+// max is how many jobs a group holds at most.
+func (c *committer) max() int {
+	if c.knobs != nil && c.knobs.max > 0 {
+		return c.knobs.max
+	}
+	return maxGroup
 }
 
 // do runs fn in the next group and returns its outcome, raising fn's panic
@@ -137,16 +299,15 @@ func (c *committer) do(ctx context.Context, fn func(t *tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	j := &job{ctx: ctx, fn: fn, done: make(chan struct{})}
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return errClosed
+	// Only while a fn runs can this be a nested call; the goroutine id is
+	// read only then.
+	if id := c.inFn.Load(); id != 0 && id == goroutineID() {
+		return ErrNestedUpdate
 	}
-	c.queue = append(c.queue, j)
-	c.mu.Unlock()
-	c.signal()
-
+	j := &job{ctx: ctx, fn: fn, done: make(chan struct{})}
+	if err := c.q.push(j); err != nil {
+		return err
+	}
 	select {
 	case <-j.done:
 	case <-ctx.Done():
@@ -165,31 +326,36 @@ func (c *committer) do(ctx context.Context, fn func(t *tx) error) error {
 	return j.res.err
 }
 
-func (c *committer) signal() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
+// goroutineID is the id of the calling goroutine, read from the first line
+// of its stack ("goroutine 42 [running]:"), which the runtime exposes
+// nowhere else.
+func goroutineID() uint64 {
+	var buf [32]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
 	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
 }
 
 // close answers the jobs still queued with errClosed after the group under
 // way ends, and stops the committer.
 func (c *committer) close() {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
-	c.signal()
+	c.q.close()
 	<-c.done
 }
 
 // loop runs groups until the committer is closed. It is also how a group
 // carries on in a new goroutine after a job's fn called runtime.Goexit.
 func (c *committer) loop() {
+	c.gid = goroutineID()
 	for {
 		if c.g.tx == nil {
-			first := c.next()
+			first := c.q.next()
 			if first == nil {
-				c.drain()
+				c.q.drain()
 				close(c.done)
 				return
 			}
@@ -199,8 +365,8 @@ func (c *committer) loop() {
 			}
 			c.run(first)
 		}
-		for c.g.tx != nil && len(c.g.jobs) < int(c.max.Load()) {
-			j, _ := c.pop()
+		for c.g.tx != nil && len(c.g.jobs) < c.max() {
+			j, _ := c.q.pop()
 			if j == nil {
 				break
 			}
@@ -208,54 +374,6 @@ func (c *committer) loop() {
 		}
 		if c.g.tx != nil {
 			c.commit()
-		}
-	}
-}
-
-// pop returns the next job to run, answering on the way those whose ctx is
-// done; nil when none waits or the committer is closed.
-func (c *committer) pop() (j *job, closed bool) {
-	for {
-		c.mu.Lock()
-		if c.closed || len(c.queue) == 0 {
-			closed = c.closed
-			c.mu.Unlock()
-			return nil, closed
-		}
-		j = c.queue[0]
-		c.queue[0] = nil
-		c.queue = c.queue[1:]
-		c.mu.Unlock()
-		if !j.take() {
-			continue
-		}
-		if err := j.ctx.Err(); err != nil {
-			j.answer(result{err: err})
-			continue
-		}
-		return j, false
-	}
-}
-
-// next waits for a job to run; nil once the committer is closed.
-func (c *committer) next() *job {
-	for {
-		if j, closed := c.pop(); j != nil || closed {
-			return j
-		}
-		<-c.wake
-	}
-}
-
-// drain answers the jobs left when the committer closes.
-func (c *committer) drain() {
-	c.mu.Lock()
-	q := c.queue
-	c.queue = nil
-	c.mu.Unlock()
-	for _, j := range q {
-		if j.take() {
-			j.answer(result{err: errClosed})
 		}
 	}
 }
@@ -282,8 +400,8 @@ func (c *committer) begin() error {
 // err: the group they would have made could not begin.
 func (c *committer) failWaiting(first *job, err error) {
 	first.answer(result{err: err})
-	for range c.max.Load() - 1 {
-		j, _ := c.pop()
+	for range c.max() - 1 {
+		j, _ := c.q.pop()
 		if j == nil {
 			return
 		}
@@ -319,12 +437,14 @@ func (c *committer) run(j *job) {
 		return
 	}
 	returned := false
+	c.inFn.Store(c.gid)
 	defer func() {
+		c.inFn.Store(0)
 		if returned {
 			return
 		}
 		if p := recover(); p != nil {
-			c.settle(j, result{panicked: true, panicVal: p})
+			c.settle(j, result{panicked: true, panicVal: raised(p)})
 			return
 		}
 		// runtime.Goexit: this goroutine ends whatever is done here, so
@@ -370,7 +490,9 @@ func (c *committer) abort(err error, again []*job) {
 	// the errors that lead here.
 	_ = g.tx.Rollback()
 	release(g.conn, true)
-	c.aborts.Add(1)
+	if c.knobs != nil && c.knobs.aborted != nil {
+		c.knobs.aborted()
+	}
 	var rerun []*job
 	for _, j := range again {
 		switch j.aborts++; {
@@ -383,9 +505,7 @@ func (c *committer) abort(err error, again []*job) {
 		}
 	}
 	if len(rerun) > 0 {
-		c.mu.Lock()
-		c.queue = append(rerun, c.queue...)
-		c.mu.Unlock()
+		c.q.pushFront(rerun)
 	}
 }
 
@@ -402,8 +522,8 @@ func (c *committer) commit() {
 	if kept {
 		if err = g.tx.Commit(); err != nil {
 			err = fmt.Errorf("sqlstore: commit: %w", err)
-		} else {
-			c.commits.Add(1)
+		} else if c.knobs != nil && c.knobs.committed != nil {
+			c.knobs.committed()
 		}
 	} else {
 		// A failed ROLLBACK affects no job, only the connection.

@@ -34,39 +34,52 @@ func init() {
 
 var errFail = errors.New("fail")
 
-// waiting is how many jobs are queued.
-func (c *committer) waiting() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.queue)
+// watched is a store whose committer reports to the test through knobs: it
+// counts COMMITs, groups rolled back as unusable and queued jobs, and says
+// when Close has begun. Tests wait on these events instead of polling.
+type watched struct {
+	*Store
+	commits, aborts, queued atomic.Int64
+	changed                 chan struct{} // holds a token after a job is queued
+	closing                 chan struct{} // closed once Close has begun
 }
 
-func (c *committer) isClosed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
+// watch installs the knobs on s, whose groups hold at most max jobs (0:
+// maxGroup), before any Update.
+func watch(s *Store, max int) *watched {
+	w := &watched{Store: s, changed: make(chan struct{}, 1), closing: make(chan struct{})}
+	s.gc.setKnobs(&knobs{
+		max: max,
+		queued: func() {
+			w.queued.Add(1)
+			select {
+			case w.changed <- struct{}{}:
+			default:
+			}
+		},
+		closed:    func() { close(w.closing) },
+		committed: func() { w.commits.Add(1) },
+		aborted:   func() { w.aborts.Add(1) },
+	})
+	return w
 }
 
-// waitFor polls cond: what it waits for happens in other goroutines with no
-// event to wait on. A hang is caught by the test timeout.
-func waitFor(cond func() bool) {
-	for !cond() {
-		time.Sleep(time.Millisecond)
-	}
-}
+func openWatched(t *testing.T, dsn string) *watched { return watch(openT(t, dsn), 0) }
 
 // enqueue runs f, which makes one Update, in a goroutine and returns once
 // that Update is queued, so that jobs queue in the order of the calls.
-func enqueue(s *Store, f func()) {
-	n := s.gc.waiting()
+func enqueue(w *watched, f func()) {
+	want := w.queued.Load() + 1
 	go f()
-	waitFor(func() bool { return s.gc.waiting() == n+1 })
+	for w.queued.Load() < want {
+		<-w.changed
+	}
 }
 
 // enqueueUpdate enqueues an Update of fn; its error arrives on the channel.
-func enqueueUpdate(ctx context.Context, s *Store, fn func(tx server.Tx) error) <-chan error {
+func enqueueUpdate(ctx context.Context, w *watched, fn func(tx server.Tx) error) <-chan error {
 	ch := make(chan error, 1)
-	enqueue(s, func() { ch <- s.Update(ctx, fn) })
+	enqueue(w, func() { ch <- w.Update(ctx, fn) })
 	return ch
 }
 
@@ -80,7 +93,7 @@ type blocker struct {
 
 // block starts an Update that puts token and waits for the release; it
 // returns once the committer runs it.
-func block(t *testing.T, s *Store, token string) *blocker {
+func block(t *testing.T, s server.Store, token string) *blocker {
 	t.Helper()
 	b := &blocker{release: make(chan struct{}), done: make(chan error, 1)}
 	started := make(chan struct{})
@@ -124,9 +137,9 @@ func wantTokens(t *testing.T, s server.Store, present, absent []string) {
 }
 
 // wantCommits checks the COMMITs made since before.
-func wantCommits(t *testing.T, s *Store, before, want int64) {
+func wantCommits(t *testing.T, s *watched, before, want int64) {
 	t.Helper()
-	if got := s.gc.commits.Load() - before; got != want {
+	if got := s.commits.Load() - before; got != want {
 		t.Errorf("%d COMMITs, want %d", got, want)
 	}
 }
@@ -140,7 +153,7 @@ func TestGroupCommitNoLostUpdate(t *testing.T) {
 			if dsn == "file" {
 				dsn = sqliteFile(t)
 			}
-			s := openT(t, dsn)
+			s := openWatched(t, dsn)
 			ctx := t.Context()
 			if err := s.Update(ctx, func(tx server.Tx) error {
 				return tx.PutUser(ctx, server.User{Username: "counter", OrgID: "o1", FullName: "0", Role: server.RoleUser})
@@ -148,7 +161,7 @@ func TestGroupCommitNoLostUpdate(t *testing.T) {
 				t.Fatal(err)
 			}
 			const goroutines, perGoroutine = 32, 25
-			commits := s.gc.commits.Load()
+			commits := s.commits.Load()
 			var ok, failed atomic.Int64
 			var wg sync.WaitGroup
 			for g := range goroutines {
@@ -199,7 +212,7 @@ func TestGroupCommitNoLostUpdate(t *testing.T) {
 			if n != strconv.FormatInt(ok.Load(), 10) {
 				t.Errorf("counter = %s after %d successful Updates", n, ok.Load())
 			}
-			t.Logf("%d successful Updates in %d COMMITs", ok.Load(), s.gc.commits.Load()-commits)
+			t.Logf("%d successful Updates in %d COMMITs", ok.Load(), s.commits.Load()-commits)
 		})
 	}
 }
@@ -207,9 +220,9 @@ func TestGroupCommitNoLostUpdate(t *testing.T) {
 // TestGroupCommitFailureInGroup: in a group, a failing fn's writes are undone
 // while the others commit together, each seeing the writes of those before.
 func TestGroupCommitFailureInGroup(t *testing.T) {
-	s := openT(t, sqliteFile(t))
+	s := openWatched(t, sqliteFile(t))
 	ctx := t.Context()
-	commits := s.gc.commits.Load()
+	commits := s.commits.Load()
 	b := block(t, s, "a")
 	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
 	cErr := enqueueUpdate(ctx, s, func(tx server.Tx) error {
@@ -249,9 +262,9 @@ func TestGroupCommitFailureInGroup(t *testing.T) {
 // TestGroupCommitPanic: a panicking fn panics in its caller with its value,
 // its writes are undone, and the rest of its group commits.
 func TestGroupCommitPanic(t *testing.T) {
-	s := openT(t, sqliteFile(t))
+	s := openWatched(t, sqliteFile(t))
 	ctx := t.Context()
-	commits := s.gc.commits.Load()
+	commits := s.commits.Load()
 	b := block(t, s, "a")
 	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
 	recovered := make(chan any, 1)
@@ -280,12 +293,36 @@ func TestGroupCommitPanic(t *testing.T) {
 	wantCommits(t, s, commits, 1)
 }
 
+// TestGroupCommitPanicStack: a fn that panics with an error, as a bug does
+// (a nil map, an index out of range), panics in its caller with an error
+// that wraps it and holds the stack where fn panicked.
+func TestGroupCommitPanicStack(t *testing.T) {
+	s := openWatched(t, sqliteFile(t))
+	recovered := func() (p any) {
+		defer func() { p = recover() }()
+		_ = s.Update(t.Context(), func(tx server.Tx) error {
+			var m map[string]int
+			m["x"] = 1 // panics with a runtime.Error
+			return nil
+		})
+		return nil
+	}()
+	err, _ := recovered.(error)
+	var re runtime.Error
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "TestGroupCommitPanicStack") {
+		t.Errorf("the caller recovered %v, want the runtime error and the stack of fn", recovered)
+	}
+	if err := s.Update(t.Context(), putToken(t.Context(), "after")); err != nil {
+		t.Errorf("Update after the panic: %v", err)
+	}
+}
+
 // TestGroupCommitGoexit: runtime.Goexit in fn (t.FailNow does it) ends the
 // caller's goroutine; the group carries on and commits.
 func TestGroupCommitGoexit(t *testing.T) {
-	s := openT(t, sqliteFile(t))
+	s := openWatched(t, sqliteFile(t))
 	ctx := t.Context()
-	commits := s.gc.commits.Load()
+	commits := s.commits.Load()
 	b := block(t, s, "a")
 	returned := make(chan bool, 1)
 	enqueue(s, func() {
@@ -316,6 +353,37 @@ func TestGroupCommitGoexit(t *testing.T) {
 	wantCommits(t, s, commits, 2)
 }
 
+// TestGroupCommitNested: an Update inside an Update's fn is refused at once
+// (it would wait for the group that waits for fn); the outer one goes on
+// and decides what to do with the error. Updates from other goroutines
+// while a fn runs are not affected.
+func TestGroupCommitNested(t *testing.T) {
+	s := openWatched(t, sqliteFile(t))
+	ctx := t.Context()
+	var inner error
+	outer := s.Update(ctx, func(tx server.Tx) error {
+		inner = s.Update(ctx, putToken(ctx, "inner"))
+		return tx.PutToken(ctx, server.Token{Token: "outer", Username: "u"})
+	})
+	if !errors.Is(inner, ErrNestedUpdate) {
+		t.Errorf("nested Update: %v, want ErrNestedUpdate", inner)
+	}
+	if outer != nil {
+		t.Errorf("outer Update: %v", outer)
+	}
+	// Another goroutine's Update queued while a fn runs joins the group.
+	b := block(t, s, "a")
+	other := enqueueUpdate(ctx, s, putToken(ctx, "other"))
+	close(b.release)
+	if err := <-b.done; err != nil {
+		t.Errorf("a: %v", err)
+	}
+	if err := <-other; err != nil {
+		t.Errorf("Update from another goroutine while a fn ran: %v", err)
+	}
+	wantTokens(t, s, []string{"outer", "a", "other"}, []string{"inner"})
+}
+
 // lateCtx is a context that ends without its Done channel closing, so that
 // its caller keeps waiting and the committer finds it done at its turn.
 type lateCtx struct {
@@ -336,7 +404,7 @@ func (c *lateCtx) Err() error {
 // ctx.Err() without running, whether its caller leaves at once or waits;
 // a job whose ctx ends while it runs is answered its real outcome.
 func TestGroupCommitContext(t *testing.T) {
-	s := openT(t, sqliteFile(t))
+	s := openWatched(t, sqliteFile(t))
 	ctx := t.Context()
 	b := block(t, s, "a")
 
@@ -396,17 +464,18 @@ func TestGroupCommitContext(t *testing.T) {
 // jobs still waiting with an error, and later Updates get one too.
 func TestGroupCommitClose(t *testing.T) {
 	path := sqliteFile(t)
-	s, err := Open(t.Context(), path)
+	st, err := Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := watch(st, 0)
 	ctx := t.Context()
 	b := block(t, s, "a")
 	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
 	cErr := enqueueUpdate(ctx, s, putToken(ctx, "c"))
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
-	waitFor(s.gc.isClosed)
+	<-s.closing
 	close(b.release)
 	if err := <-b.done; err != nil {
 		t.Errorf("a, under way at Close: %v", err)
@@ -427,9 +496,9 @@ func TestGroupCommitClose(t *testing.T) {
 
 // TestGroupCommitBound: a group holds at most maxGroup jobs.
 func TestGroupCommitBound(t *testing.T) {
-	s := openT(t, sqliteFile(t))
+	s := openWatched(t, sqliteFile(t))
 	ctx := t.Context()
-	commits := s.gc.commits.Load()
+	commits := s.commits.Load()
 	b := block(t, s, "a")
 	var errs []<-chan error
 	var want []string
@@ -457,9 +526,9 @@ func TestGroupCommitBound(t *testing.T) {
 // again in a new transaction (their first writes are undone with it) and
 // commit with d; x's writes are nowhere.
 func lostTransaction(t *testing.T, spoil func(ctx context.Context, t *tx) error) error {
-	s := openT(t, sqliteFile(t))
+	s := openWatched(t, sqliteFile(t))
 	ctx := t.Context()
-	commits, aborts := s.gc.commits.Load(), s.gc.aborts.Load()
+	commits, aborts := s.commits.Load(), s.aborts.Load()
 	a := block(t, s, "a")
 	var bRuns, dRuns atomic.Int32
 	bErr := enqueueUpdate(ctx, s, func(tx server.Tx) error {
@@ -499,7 +568,7 @@ func lostTransaction(t *testing.T, spoil func(ctx context.Context, t *tx) error)
 	}
 	wantTokens(t, s, []string{"a", "b", "d"}, []string{"x", "endless1"})
 	wantCommits(t, s, commits, 1)
-	if n := s.gc.aborts.Load() - aborts; n != 1 {
+	if n := s.aborts.Load() - aborts; n != 1 {
 		t.Errorf("%d groups rolled back as unusable, want 1", n)
 	}
 	return err
@@ -536,7 +605,7 @@ func TestGroupCommitInterrupted(t *testing.T) {
 // TestGroupCommitCommitFails: when the COMMIT fails, every job of the group
 // gets its error, including one whose fn failed, and nothing is stored.
 func TestGroupCommitCommitFails(t *testing.T) {
-	s := openT(t, sqliteFile(t))
+	s := openWatched(t, sqliteFile(t))
 	ctx := t.Context()
 	// A deferred foreign key is checked at COMMIT only.
 	for _, q := range []string{
@@ -547,7 +616,7 @@ func TestGroupCommitCommitFails(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	commits := s.gc.commits.Load()
+	commits := s.commits.Load()
 	a := block(t, s, "a")
 	errs := map[string]<-chan error{
 		"b": enqueueUpdate(ctx, s, putToken(ctx, "b")),
@@ -579,17 +648,17 @@ func TestGroupCommitCommitFails(t *testing.T) {
 // on a SQLite file: group=1 commits each alone (one fsync each, as without
 // group commit), group=64 is the store as it runs.
 func BenchmarkUpdateParallel(b *testing.B) {
-	for _, group := range []int32{1, maxGroup} {
+	for _, group := range []int{1, maxGroup} {
 		for _, par := range []int{1, 4, 16} {
 			b.Run(fmt.Sprintf("group=%d/goroutines=%dxGOMAXPROCS", group, par), func(b *testing.B) {
-				s, err := Open(b.Context(), filepath.Join(b.TempDir(), "portal.db"))
+				st, err := Open(b.Context(), filepath.Join(b.TempDir(), "portal.db"))
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer s.Close()
-				s.gc.max.Store(group)
+				defer st.Close()
+				s := watch(st, group)
 				var n atomic.Int64
-				commits := s.gc.commits.Load()
+				commits := s.commits.Load()
 				b.SetParallelism(par)
 				b.ReportAllocs()
 				b.RunParallel(func(pb *testing.PB) {
@@ -602,7 +671,7 @@ func BenchmarkUpdateParallel(b *testing.B) {
 						}
 					}
 				})
-				if c := s.gc.commits.Load() - commits; c > 0 {
+				if c := s.commits.Load() - commits; c > 0 {
 					b.ReportMetric(float64(n.Load())/float64(c), "updates/commit")
 				}
 			})

@@ -24,7 +24,8 @@ type Config struct {
 	Seed             string // seed file; "" for the built-in demo organizations
 	Version          string // emulated portal version, major.minor
 	Deployment       string // "enterprise" or "online"
-	AllowRemoteReset bool   // allow POST /emulator/reset from other than loopback
+	AllowRemoteAdmin bool   // let clients other than loopback call /emulator/ endpoints
+	AdminToken       string // when set, /emulator/ calls need "Authorization: Bearer <AdminToken>"
 	LogLevel         slog.Level
 	// ReadHeaderTimeout bounds the time a client may take to send a
 	// request's headers; IdleTimeout bounds how long a keep-alive connection
@@ -46,7 +47,9 @@ var settings = []setting{
 	{"seed", "PORTAL_SEED", "", "YAML or JSON seed `file` applied when the store is empty (default: the built-in demo organizations)"},
 	{"version", "PORTAL_VERSION", "11.5", "portal `version` emulated (major.minor)"},
 	{"deployment", "PORTAL_DEPLOYMENT", "enterprise", "deployment emulated: enterprise or online"},
-	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "allow POST /emulator/reset from addresses other than loopback"},
+	{"allow-remote-admin", "PORTAL_ALLOW_REMOTE_ADMIN", "false", "let clients other than loopback call the /emulator/ endpoints (requests from web pages are refused either way)"},
+	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "the former name of -allow-remote-admin"},
+	{"admin-token", "PORTAL_ADMIN_TOKEN", "", "when set, /emulator/ calls need the header Authorization: Bearer `token`"},
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
 	{"idle-timeout", "PORTAL_IDLE_TIMEOUT", "2m", "close a keep-alive connection idle for longer than this `duration`"},
@@ -105,12 +108,24 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 			fs.StringVar(&c.Version, s.flag, def, usage)
 		case "deployment":
 			fs.StringVar(&c.Deployment, s.flag, def, usage)
-		case "allow-remote-reset":
+		case "allow-remote-admin":
 			b, err := strconv.ParseBool(def)
 			if err != nil {
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a boolean (true or false)", s.flag, s.env, def)
 			}
-			fs.BoolVar(&c.AllowRemoteReset, s.flag, b, usage)
+			fs.BoolVar(&c.AllowRemoteAdmin, s.flag, b, usage)
+		case "allow-remote-reset":
+			// An alias: it sets AllowRemoteAdmin, and its environment
+			// variable allows as the new one does. Its own default must
+			// not overwrite the value -allow-remote-admin's gave.
+			b, err := strconv.ParseBool(def)
+			if err != nil {
+				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a boolean (true or false)", s.flag, s.env, def)
+			}
+			c.AllowRemoteAdmin = c.AllowRemoteAdmin || b
+			fs.Var(boolAlias{&c.AllowRemoteAdmin}, s.flag, usage)
+		case "admin-token":
+			fs.StringVar(&c.AdminToken, s.flag, def, usage)
 		case "log-level":
 			var l slog.Level
 			if err := l.UnmarshalText([]byte(def)); err != nil {
@@ -164,6 +179,27 @@ func (c Config) validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// boolAlias is a second name of a boolean flag.
+type boolAlias struct{ p *bool }
+
+func (a boolAlias) String() string {
+	if a.p == nil {
+		return "false"
+	}
+	return strconv.FormatBool(*a.p)
+}
+
+func (a boolAlias) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	*a.p = b
+	return nil
+}
+
+func (a boolAlias) IsBoolFlag() bool { return true }
 
 // usage writes the flags and their environment variables to w.
 func usage(w io.Writer, getenv func(string) string) {

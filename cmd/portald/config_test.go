@@ -21,7 +21,7 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	want := Config{
 		Addr: "127.0.0.1:8080", Context: "", DB: "portal.db", Seed: "",
-		Version: "11.5", Deployment: "enterprise", AllowRemoteReset: false, LogLevel: slog.LevelInfo,
+		Version: "11.5", Deployment: "enterprise", AllowRemoteAdmin: false, LogLevel: slog.LevelInfo,
 		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 	}
 	if got != want {
@@ -36,7 +36,8 @@ var fromEnv = map[string]string{
 	"PORTAL_SEED":                "seed.yaml",
 	"PORTAL_VERSION":             "10.8",
 	"PORTAL_DEPLOYMENT":          "online",
-	"PORTAL_ALLOW_REMOTE_RESET":  "true",
+	"PORTAL_ALLOW_REMOTE_ADMIN":  "true",
+	"PORTAL_ADMIN_TOKEN":         "s3cret",
 	"PORTAL_LOG_LEVEL":           "debug",
 	"PORTAL_READ_HEADER_TIMEOUT": "3s",
 	"PORTAL_IDLE_TIMEOUT":        "45s",
@@ -49,7 +50,7 @@ func TestLoadEnv(t *testing.T) {
 	}
 	want := Config{
 		Addr: "0.0.0.0:9000", Context: "/portal", DB: ":memory:", Seed: "seed.yaml",
-		Version: "10.8", Deployment: "online", AllowRemoteReset: true, LogLevel: slog.LevelDebug,
+		Version: "10.8", Deployment: "online", AllowRemoteAdmin: true, AdminToken: "s3cret", LogLevel: slog.LevelDebug,
 		ReadHeaderTimeout: 3 * time.Second, IdleTimeout: 45 * time.Second,
 	}
 	if got != want {
@@ -60,7 +61,7 @@ func TestLoadEnv(t *testing.T) {
 func TestLoadFlagBeatsEnv(t *testing.T) {
 	args := []string{
 		"-addr", "127.0.0.1:0", "-context", "/arcgis", "-db", "other.db", "-seed", "mine.json",
-		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-reset=false", "-log-level", "warn",
+		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-admin=false", "-admin-token", "other", "-log-level", "warn",
 		"-read-header-timeout", "1s", "-idle-timeout", "500ms",
 	}
 	got, err := Load(args, env(fromEnv))
@@ -69,7 +70,7 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 	}
 	want := Config{
 		Addr: "127.0.0.1:0", Context: "/arcgis", DB: "other.db", Seed: "mine.json",
-		Version: "11.1", Deployment: "enterprise", AllowRemoteReset: false, LogLevel: slog.LevelWarn,
+		Version: "11.1", Deployment: "enterprise", AllowRemoteAdmin: false, AdminToken: "other", LogLevel: slog.LevelWarn,
 		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond,
 	}
 	if got != want {
@@ -84,9 +85,38 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.AllowRemoteReset || got.LogLevel != slog.LevelError || got.Version != "11.0" ||
+	if !got.AllowRemoteAdmin || got.LogLevel != slog.LevelError || got.Version != "11.0" ||
 		got.ReadHeaderTimeout != 2*time.Second || got.IdleTimeout != time.Minute {
 		t.Fatalf("Load() = %+v", got)
+	}
+}
+
+// -allow-remote-reset and PORTAL_ALLOW_REMOTE_RESET, the former names, still
+// allow remote admin calls, and the flag given last wins.
+func TestLoadAllowRemoteResetAlias(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want bool
+	}{
+		{"old flag", []string{"-allow-remote-reset"}, nil, true},
+		{"old flag false", []string{"-allow-remote-reset=false"}, map[string]string{"PORTAL_ALLOW_REMOTE_ADMIN": "true"}, false},
+		{"old env", nil, map[string]string{"PORTAL_ALLOW_REMOTE_RESET": "true"}, true},
+		{"new env, old unset", nil, map[string]string{"PORTAL_ALLOW_REMOTE_ADMIN": "true"}, true},
+		{"neither", nil, nil, false},
+		{"new flag after old", []string{"-allow-remote-reset", "-allow-remote-admin=false"}, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Load(c.args, env(c.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.AllowRemoteAdmin != c.want {
+				t.Errorf("AllowRemoteAdmin = %v, want %v", got.AllowRemoteAdmin, c.want)
+			}
+		})
 	}
 }
 
@@ -109,6 +139,8 @@ func TestLoadInvalid(t *testing.T) {
 		{"deployment from env", nil, map[string]string{"PORTAL_DEPLOYMENT": "Online"}, "-deployment (PORTAL_DEPLOYMENT)"},
 		{"addr", []string{"-addr", "8080"}, nil, "-addr"},
 		{"db empty", []string{"-db", ""}, nil, "-db"},
+		{"allow-remote-admin flag", []string{"-allow-remote-admin=maybe"}, nil, "-allow-remote-admin"},
+		{"allow-remote-admin env", nil, map[string]string{"PORTAL_ALLOW_REMOTE_ADMIN": "maybe"}, "-allow-remote-admin: PORTAL_ALLOW_REMOTE_ADMIN"},
 		{"allow-remote-reset flag", []string{"-allow-remote-reset=maybe"}, nil, "-allow-remote-reset"},
 		{"allow-remote-reset env", nil, map[string]string{"PORTAL_ALLOW_REMOTE_RESET": "maybe"}, "-allow-remote-reset: PORTAL_ALLOW_REMOTE_RESET"},
 		{"log-level flag", []string{"-log-level", "loud"}, nil, "-log-level"},

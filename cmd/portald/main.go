@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -20,10 +19,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/orgportal/portal-api/server"
-	"github.com/orgportal/portal-api/server/api"
+	"github.com/orgportal/portal-api/emulator"
 	"github.com/orgportal/portal-api/server/seed"
-	"github.com/orgportal/portal-api/server/sqlstore"
 )
 
 // Server timeouts beside the configurable ones (Config.ReadHeaderTimeout and
@@ -95,45 +92,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		}
 	}
 
-	store, err := sqlstore.Open(ctx, cfg.DB)
-	if err != nil {
-		return fmt.Errorf("opening store %s: %w", describeStore(cfg.DB), err)
-	}
-	defer func() {
-		if cerr := store.Close(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("closing store: %w", cerr))
-		}
-	}()
-
-	var seeded bool
-	err = store.Update(ctx, func(tx server.Tx) error {
-		empty, err := tx.Empty(ctx)
-		if err != nil || !empty {
-			seeded = false
-			return err
-		}
-		seeded = true
-		return seedFile.Apply(ctx, tx, time.Now())
-	})
-	if err != nil {
-		return fmt.Errorf("seeding store: %w", err)
-	}
-
-	h, err := api.New(api.Config{
-		Store: store, Context: cfg.Context, Version: cfg.Version, Deployment: cfg.Deployment,
-		Logger: logger, AllowRemoteReset: cfg.AllowRemoteReset,
-		Reseed: func(ctx context.Context, tx server.Tx) error { return seedFile.Apply(ctx, tx, time.Now()) },
+	emu, err := emulator.New(ctx, emulator.Options{
+		DSN: cfg.DB, Seed: seedFile, Version: cfg.Version, Deployment: cfg.Deployment, Context: cfg.Context,
+		Logger: logger, AllowRemoteAdmin: cfg.AllowRemoteAdmin, AdminToken: cfg.AdminToken,
 	})
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if cerr := emu.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("closing store: %w", cerr))
+		}
+	}()
 
 	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           emu,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -143,7 +120,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, seeded))
+	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, emu.Seeded()))
 	logger.Info("serving", "addr", ln.Addr().String(), "version", cfg.Version, "deployment", cfg.Deployment)
 
 	select {
@@ -183,7 +160,7 @@ func startLine(cfg Config, addr string, f *seed.File, demo, seeded bool) string 
 		data = "new, seeded from " + cfg.Seed
 	}
 	line := fmt.Sprintf("portald listening on %s, API at %s, portal %s %s, store %s (%s)",
-		addr, base, cfg.Version, cfg.Deployment, describeStore(cfg.DB), data)
+		addr, base, cfg.Version, cfg.Deployment, emulator.DescribeStore(cfg.DB), data)
 	if demo {
 		var toks []string
 		for _, o := range f.Organizations {
@@ -196,19 +173,4 @@ func startLine(cfg Config, addr string, f *seed.File, demo, seeded bool) string 
 		line += ", demo tokens: " + strings.Join(toks, " ")
 	}
 	return line
-}
-
-// describeStore names the store for humans, without a PostgreSQL password.
-func describeStore(dsn string) string {
-	switch {
-	case dsn == ":memory:":
-		return "in-memory SQLite (discarded at exit)"
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		if u, err := url.Parse(dsn); err == nil {
-			return "PostgreSQL " + u.Redacted()
-		}
-		return "PostgreSQL"
-	default:
-		return "SQLite file " + dsn
-	}
 }

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/orgportal/portal-api/emulator"
 )
 
 const (
@@ -199,8 +201,51 @@ func TestRunRejectsBadConfig(t *testing.T) {
 }
 
 func TestStartLineRedactsPostgresPassword(t *testing.T) {
-	got := describeStore("postgres://portal:s3cret@db.example:5432/portal?sslmode=disable")
+	got := emulator.DescribeStore("postgres://portal:s3cret@db.example:5432/portal?sslmode=disable")
 	if strings.Contains(got, "s3cret") || !strings.Contains(got, "db.example:5432/portal") {
-		t.Fatalf("describeStore = %q", got)
+		t.Fatalf("DescribeStore = %q", got)
+	}
+}
+
+// -admin-token reaches the emulator's endpoints: a reset without it is
+// refused and changes nothing; with it, the store is back to the seed.
+func TestRunAdminToken(t *testing.T) {
+	in := start(t, "-addr", "127.0.0.1:0", "-db", ":memory:", "-admin-token", "s3cret")
+	tok := url.Values{"token": {"demo-user-token"}}
+	in.call(t, http.MethodPost, "/sharing/rest/content/users/jsmith/moveItems",
+		url.Values{"token": tok["token"], "items": {roads}, "folder": {archive}, "f": {"json"}})
+	reset := func(auth string) int {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, "http://"+in.addr+"/emulator/reset", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	archived := func() string {
+		return strings.Join(itemIDs(t, in.call(t, http.MethodGet, "/sharing/rest/content/users/jsmith/"+archive, tok)), ",")
+	}
+	for _, auth := range []string{"", "Bearer wrong", "s3cret"} {
+		if got := reset(auth); got != http.StatusUnauthorized {
+			t.Errorf("reset with Authorization %q: HTTP %d, want 401", auth, got)
+		}
+	}
+	if got := archived(); got != roads {
+		t.Fatalf("a refused reset changed the store: Archive holds %q", got)
+	}
+	if got := reset("Bearer s3cret"); got != http.StatusOK {
+		t.Fatalf("reset with the admin token: HTTP %d", got)
+	}
+	if got := archived(); got != "" {
+		t.Errorf("after reset, Archive holds %q, want nothing", got)
 	}
 }

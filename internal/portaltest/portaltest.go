@@ -9,10 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgportal/portal-api/emulator"
 	"github.com/orgportal/portal-api/server"
-	"github.com/orgportal/portal-api/server/api"
-	"github.com/orgportal/portal-api/server/seed"
-	"github.com/orgportal/portal-api/server/sqlstore"
 )
 
 // Demo organization facts the tests rely on (see server/seed/demo.yaml and
@@ -61,31 +59,14 @@ func Start(tb testing.TB) *Portal { return StartWith(tb, Options{}) }
 // StartWith starts a server; it stops when the test ends.
 func StartWith(tb testing.TB, o Options) *Portal {
 	tb.Helper()
-	if o.DSN == "" {
-		o.DSN = ":memory:"
-	}
-	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, o.DSN)
-	if err != nil {
-		tb.Fatalf("portaltest: open store: %v", err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	demo := seed.Demo()
-	apply := func(ctx context.Context, tx server.Tx) error { return demo.Apply(ctx, tx, time.Now()) }
-	if err := st.Update(ctx, func(tx server.Tx) error {
-		empty, err := tx.Empty(ctx)
-		if err != nil || !empty {
-			return err
-		}
-		return apply(ctx, tx)
-	}); err != nil {
-		tb.Fatalf("portaltest: seed: %v", err)
-	}
-	h, err := api.New(api.Config{Store: st, Context: o.Context, Version: o.Version, Deployment: o.Deployment, Reseed: apply, Now: o.Now})
+	srv, err := emulator.New(context.Background(), emulator.Options{
+		DSN: o.DSN, Context: o.Context, Version: o.Version, Deployment: o.Deployment, Now: o.Now,
+	})
 	if err != nil {
 		tb.Fatalf("portaltest: %v", err)
 	}
-	srv := httptest.NewServer(h)
-	tb.Cleanup(srv.Close)
-	return &Portal{URL: srv.URL + o.Context + "/sharing/rest", Root: srv.URL, AdminToken: AdminToken, MemberToken: MemberToken, Store: st}
+	tb.Cleanup(func() { _ = srv.Close() })
+	hs := httptest.NewServer(srv)
+	tb.Cleanup(hs.Close)
+	return &Portal{URL: hs.URL + o.Context + "/sharing/rest", Root: hs.URL, AdminToken: AdminToken, MemberToken: MemberToken, Store: srv.Store()}
 }

@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -41,10 +40,6 @@ type Config struct {
 	Version    string // emulated portal version, such as "11.5"
 	Deployment string // server.DeploymentEnterprise or server.DeploymentOnline
 	Logger     *slog.Logger
-	// AllowRemoteReset lets /emulator/reset answer clients other than loopback.
-	AllowRemoteReset bool
-	// Reseed writes the seed again after /emulator/reset has emptied the store.
-	Reseed func(ctx context.Context, tx server.Tx) error
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
 }
@@ -75,9 +70,19 @@ type srv struct {
 	validationRoutes map[*openapi3.Operation]*routers.Route
 }
 
-// New returns the HTTP handler of the API and its side routes (/health,
-// /openapi.yaml, /docs, /emulator/reset).
-func New(cfg Config) (http.Handler, error) {
+// API is the HTTP handler of the API and its side routes (/health,
+// /openapi.yaml, /docs).
+type API struct {
+	http.Handler
+	svc *server.Service
+}
+
+// ForgetTokens empties the token cache, for an owner that reset the store
+// behind the API's back: no token of the old state is honoured.
+func (a *API) ForgetTokens() { a.svc.ForgetTokens() }
+
+// New returns the API on cfg.Store.
+func New(cfg Config) (*API, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("api: no store")
 	}
@@ -130,13 +135,12 @@ func New(cfg Config) (http.Handler, error) {
 		return c.Blob(http.StatusOK, "application/yaml; charset=utf-8", portalapi.YAML)
 	})
 	e.GET("/docs", func(c echo.Context) error { return c.HTMLBlob(http.StatusOK, docs.ReferenceHTML) })
-	e.POST("/emulator/reset", s.reset)
 	g := e.Group(base, s.readParams, s.route, s.authenticate, s.validate)
 	gen.RegisterHandlersWithBaseURL(groupRouter{g}, gen.NewStrictHandler(&handlers{svc: s.svc}, []gen.StrictMiddlewareFunc{writeResponse}), "")
 	// Unknown paths under the API root go through the group's middlewares,
 	// so they answer the envelope in the format asked for.
 	g.Any("/*", func(echo.Context) error { return errNotFound })
-	return e, nil
+	return &API{Handler: e, svc: s.svc}, nil
 }
 
 // validationRoutes returns a route per operation of doc whose operation
@@ -419,24 +423,3 @@ func (s *srv) health(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// reset empties the store and applies the seed again, for test suites that
-// want a known state. Only loopback clients may call it unless allowed.
-func (s *srv) reset(c echo.Context) error {
-	if !s.cfg.AllowRemoteReset {
-		host, _, _ := net.SplitHostPort(c.Request().RemoteAddr)
-		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			return server.ErrForbidden
-		}
-	}
-	ctx := c.Request().Context()
-	if err := s.cfg.Store.Reset(ctx); err != nil {
-		return err
-	}
-	s.svc.ForgetTokens()
-	if s.cfg.Reseed != nil {
-		if err := s.cfg.Store.Update(ctx, func(tx server.Tx) error { return s.cfg.Reseed(ctx, tx) }); err != nil {
-			return err
-		}
-	}
-	return writeJSON(c, http.StatusOK, map[string]bool{"success": true})
-}

@@ -214,7 +214,7 @@ func TestTokenExpiryAndResetDespiteCache(t *testing.T) {
 
 	tok = ok(t, post(t, p, "/generateToken", "", form("username", "jsmith", "password", "jsmith-password"))).body["token"].(string)
 	ok(t, get(t, p, "/content/users/jsmith", tok, nil))
-	resp, err := http.Post(p.Root+"/emulator/reset", "", nil)
+	resp, err := http.Post(p.Root+"/emulator/reset", "application/json", nil)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("reset: %v %v", err, resp)
 	}

@@ -146,7 +146,7 @@ func TestSideRoutes(t *testing.T) {
 		t.Error("/docs is not the reference page")
 	}
 	ok(t, move(t, p, pt.MemberToken, pt.RoadsItem, pt.ArchiveFolder))
-	resp, err = http.Post(p.Root+"/emulator/reset", "", nil)
+	resp, err = http.Post(p.Root+"/emulator/reset", "application/json", nil)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("reset: %v %v", err, resp)
 	}

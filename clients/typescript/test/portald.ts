@@ -71,7 +71,12 @@ export async function startPortald(): Promise<Portald> {
   return {
     base,
     async reset() {
-      const r = await fetch(`${origin}/emulator/reset`, { method: "POST" });
+      // The emulator's endpoints take JSON only, so no web page can call them.
+      const r = await fetch(`${origin}/emulator/reset`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: "{}",
+      });
       if (!r.ok) throw new Error(`POST /emulator/reset: HTTP ${r.status} ${await r.text()}`);
       await r.body?.cancel();
     },

@@ -1,0 +1,193 @@
+// Package emulator is the portal emulator as a library: it opens a store,
+// seeds it when empty and serves the portal's REST API (package server/api)
+// beside the emulator's own endpoints under /emulator/. The portald command
+// and package portaltest are thin layers over it.
+//
+//	srv, err := emulator.New(ctx, emulator.Options{DSN: ":memory:"})
+//	if err != nil { ... }
+//	defer srv.Close()
+//	http.ListenAndServe("127.0.0.1:8080", srv)
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orgportal/portal-api/server"
+	"github.com/orgportal/portal-api/server/api"
+	"github.com/orgportal/portal-api/server/seed"
+	"github.com/orgportal/portal-api/server/sqlstore"
+)
+
+// Options configure an emulator. The zero value is a valid configuration:
+// an in-memory store seeded with the demo organizations, portal 11.5
+// enterprise at /sharing/rest, loopback-only emulator endpoints.
+type Options struct {
+	// DSN is the store: the path of a SQLite file (created if missing),
+	// ":memory:" for a store discarded at Close, or a postgres:// URL.
+	// Empty means ":memory:".
+	DSN string
+	// Seed is written when the store is empty and again by Reset; nil means
+	// the built-in demo organizations (seed.Demo).
+	Seed *seed.File
+	// Version is the portal version emulated, major.minor; "" means 11.5.
+	// Operations introduced later answer 404.
+	Version string
+	// Deployment is server.DeploymentEnterprise (the default when empty) or
+	// server.DeploymentOnline.
+	Deployment string
+	// Context is the path segment before /sharing/rest, such as "/portal";
+	// empty for none.
+	Context string
+	// Logger receives the request log and unexpected errors; nil discards
+	// them.
+	Logger *slog.Logger
+	// Now is the emulator's clock (token expiry, timestamps, the seed's
+	// dates); nil means time.Now.
+	Now func() time.Time
+	// AllowRemoteAdmin lets clients other than loopback call the /emulator/
+	// endpoints. Requests from web pages are refused either way.
+	AllowRemoteAdmin bool
+	// AdminToken, when set, is required on every /emulator/ call as
+	// "Authorization: Bearer <AdminToken>".
+	AdminToken string
+}
+
+// Server is a running emulator: an http.Handler for the portal's API under
+// Context+"/sharing/rest", /health, /openapi.yaml, /docs and /emulator/.
+// It is safe for concurrent use.
+type Server struct {
+	opts   Options
+	store  server.Store
+	seed   *seed.File
+	seeded bool
+	admin  http.Handler
+
+	api *api.API
+	// resetMu makes Resets one at a time.
+	resetMu sync.Mutex
+	closed  atomic.Bool
+}
+
+// New opens the store opts.DSN names, writes the seed if it holds no
+// organization, and returns the emulator serving it. Close releases it.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	if opts.DSN == "" {
+		opts.DSN = ":memory:"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Seed == nil {
+		opts.Seed = seed.Demo()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	store, err := sqlstore.Open(ctx, opts.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: opening store %s: %w", DescribeStore(opts.DSN), err)
+	}
+	s := &Server{opts: opts, store: store, seed: opts.Seed}
+	fail := func(err error) (*Server, error) {
+		return nil, errors.Join(err, store.Close())
+	}
+	if err := store.Update(ctx, func(tx server.Tx) error {
+		empty, err := tx.Empty(ctx)
+		if err != nil || !empty {
+			s.seeded = false
+			return err
+		}
+		s.seeded = true
+		return s.seed.Apply(ctx, tx, opts.Now())
+	}); err != nil {
+		return fail(fmt.Errorf("emulator: seeding store: %w", err))
+	}
+	a, err := s.newAPI()
+	if err != nil {
+		return fail(err)
+	}
+	s.api = a
+	s.admin = s.adminHandler()
+	return s, nil
+}
+
+func (s *Server) newAPI() (*api.API, error) {
+	return api.New(api.Config{
+		Store: s.store, Context: s.opts.Context, Version: s.opts.Version, Deployment: s.opts.Deployment,
+		Logger: s.opts.Logger, Now: s.opts.Now,
+	})
+}
+
+// ServeHTTP answers the portal's API and the emulator's endpoints.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == adminPrefix[:len(adminPrefix)-1] || strings.HasPrefix(r.URL.Path, adminPrefix) {
+		s.admin.ServeHTTP(w, r)
+		return
+	}
+	s.api.ServeHTTP(w, r)
+}
+
+// Store is the store the emulator serves. Writes made through it are seen
+// by the API at once, except for tokens the API has already checked (cached
+// for a few seconds): Reset to forget those.
+func (s *Server) Store() server.Store { return s.store }
+
+// Seeded reports whether New found the store empty and wrote the seed.
+func (s *Server) Seeded() bool { return s.seeded }
+
+// Seed is the seed New and Reset write.
+func (s *Server) Seed() *seed.File { return s.seed }
+
+// Options are the options the emulator runs with, defaults filled in.
+func (s *Server) Options() Options { return s.opts }
+
+// Reset empties the store, writes the seed again and forgets every token
+// the API had cached, as POST /emulator/reset does.
+func (s *Server) Reset(ctx context.Context) error {
+	s.resetMu.Lock()
+	defer s.resetMu.Unlock()
+	if err := s.store.Reset(ctx); err != nil {
+		return fmt.Errorf("emulator: reset: %w", err)
+	}
+	s.api.ForgetTokens()
+	if err := s.store.Update(ctx, func(tx server.Tx) error { return s.seed.Apply(ctx, tx, s.opts.Now()) }); err != nil {
+		return fmt.Errorf("emulator: reseed: %w", err)
+	}
+	// A request that read a token between the two steps may have cached it.
+	s.api.ForgetTokens()
+	return nil
+}
+
+// Close closes the store; requests still being served fail. Calling it
+// again does nothing.
+func (s *Server) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return s.store.Close()
+}
+
+// DescribeStore names the store a DSN designates for humans, without a
+// PostgreSQL password.
+func DescribeStore(dsn string) string {
+	switch {
+	case dsn == ":memory:":
+		return "in-memory SQLite (discarded at exit)"
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		if u, err := url.Parse(dsn); err == nil {
+			return "PostgreSQL " + u.Redacted()
+		}
+		return "PostgreSQL"
+	default:
+		return "SQLite file " + dsn
+	}
+}

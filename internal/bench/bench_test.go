@@ -14,11 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orgportal/portal-api/emulator"
 	pt "github.com/orgportal/portal-api/internal/portaltest"
 	"github.com/orgportal/portal-api/server"
-	"github.com/orgportal/portal-api/server/api"
-	"github.com/orgportal/portal-api/server/seed"
-	"github.com/orgportal/portal-api/server/sqlstore"
 )
 
 // Batch sizes of the moveItems benchmarks; the last is the largest batch
@@ -61,17 +59,13 @@ func newPortal(b testing.TB, dsn string) *portal {
 	if dsn == "" {
 		dsn = filepath.Join(b.TempDir(), "portal.db")
 	}
-	st, err := sqlstore.Open(ctx, dsn)
+	srv, err := emulator.New(ctx, emulator.Options{DSN: dsn})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = st.Close() })
-	demo := seed.Demo()
+	b.Cleanup(func() { _ = srv.Close() })
 	now := time.Now()
-	err = st.Update(ctx, func(tx server.Tx) error {
-		if err := demo.Apply(ctx, tx, now); err != nil {
-			return err
-		}
+	err = srv.Store().Update(ctx, func(tx server.Tx) error {
 		for _, id := range []string{folderA, folderB} {
 			if err := tx.PutFolder(ctx, server.Folder{ID: id, Owner: pt.Member, Title: "Bench " + id[len(id)-1:], Created: now}); err != nil {
 				return err
@@ -91,11 +85,7 @@ func newPortal(b testing.TB, dsn string) *portal {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := api.New(api.Config{Store: st})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &portal{h: h, base: "/sharing/rest"}
+	return &portal{h: srv, base: "/sharing/rest"}
 }
 
 // serve sends one request to h and fails the benchmark unless the answer is

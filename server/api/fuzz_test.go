@@ -10,13 +10,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/orgportal/portal-api/emulator"
 	pt "github.com/orgportal/portal-api/internal/portaltest"
 	"github.com/orgportal/portal-api/server"
-	"github.com/orgportal/portal-api/server/api"
-	"github.com/orgportal/portal-api/server/seed"
-	"github.com/orgportal/portal-api/server/sqlstore"
 )
 
 // fuzzOp is an operation the fuzzer sends forms to; {} in path is where the
@@ -47,46 +44,33 @@ var fuzzOps = []fuzzOp{
 	{"POST", "/generateToken", "", enc("username", pt.Member, "password", "jsmith-password", "expiration", "60", "client", "referer")},
 }
 
-// fuzzPortal is the handler under fuzzing with its store, without a
+// fuzzPortal is the emulator under fuzzing, its handler called without a
 // network in between, so that each input costs little.
 type fuzzPortal struct {
 	h     http.Handler
+	srv   *emulator.Server
 	store server.Store
-	seed  func(context.Context, server.Tx) error
 }
 
 func newFuzzPortal(tb testing.TB) *fuzzPortal {
-	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, ":memory:")
+	srv, err := emulator.New(context.Background(), emulator.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { st.Close() })
-	demo := seed.Demo()
-	apply := func(ctx context.Context, tx server.Tx) error { return demo.Apply(ctx, tx, time.Now()) }
-	p := &fuzzPortal{store: st, seed: apply}
-	if err := p.applySeed(); err != nil {
+	tb.Cleanup(func() { srv.Close() })
+	p := &fuzzPortal{h: srv, srv: srv, store: srv.Store()}
+	if err := p.addSchema(); err != nil {
 		tb.Fatal(err)
 	}
-	h, err := api.New(api.Config{Store: st})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p.h = h
 	return p
 }
 
-// applySeed writes the demo organization and a member category schema, so
-// that member updates have categories to hold.
-func (p *fuzzPortal) applySeed() error {
+// addSchema gives the demo organization a member category schema, so that
+// member updates have categories to hold.
+func (p *fuzzPortal) addSchema() error {
 	ctx := context.Background()
 	schema := []server.CategoryNode{{Title: "Office", Categories: []server.CategoryNode{{Title: "USA"}}}, {Title: "Dept"}}
-	return p.store.Update(ctx, func(tx server.Tx) error {
-		if err := p.seed(ctx, tx); err != nil {
-			return err
-		}
-		return tx.PutCategorySchema(ctx, pt.OrgID, schema)
-	})
+	return p.store.Update(ctx, func(tx server.Tx) error { return tx.PutCategorySchema(ctx, pt.OrgID, schema) })
 }
 
 func (p *fuzzPortal) dump(t *testing.T) string {
@@ -101,11 +85,10 @@ func (p *fuzzPortal) dump(t *testing.T) string {
 // every input meets the same store and a failure replays as found. It costs
 // about 10 ms (password hashing), against well under 1 ms for an input.
 func (p *fuzzPortal) reset(t *testing.T) {
-	ctx := context.Background()
-	if err := p.store.Reset(ctx); err != nil {
+	if err := p.srv.Reset(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.applySeed(); err != nil {
+	if err := p.addSchema(); err != nil {
 		t.Fatal(err)
 	}
 }

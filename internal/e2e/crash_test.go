@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,6 +54,10 @@ type crashWriter interface {
 	summary() string
 }
 
+// maxKillAfter bounds how many writes are acknowledged in a round, after
+// every writer's first, before the kill.
+const maxKillAfter = 60
+
 func testCrash(t *testing.T, dsn string) {
 	ctx := context.Background()
 	writers := []crashWriter{
@@ -62,7 +67,7 @@ func testCrash(t *testing.T, dsn string) {
 		newFolderMaker("jdoe", pt.PublisherToken),
 	}
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("kill delays from seed %d", seed)
+	t.Logf("kill points from seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	p := startPortald(t, "-db", dsn)
 	for _, w := range writers {
@@ -74,16 +79,29 @@ func testCrash(t *testing.T, dsn string) {
 		var wg sync.WaitGroup
 		errs := make(chan error, len(writers))
 		first := make(chan struct{}, len(writers))
+		// acks counts the writes acknowledged in the round; more holds a
+		// token after each.
+		var acks atomic.Int64
+		more := make(chan struct{}, 1)
 		for _, w := range writers {
 			var once sync.Once
 			wg.Go(func() {
-				if err := w.run(ctx, p, func() { once.Do(func() { first <- struct{}{} }) }); err != nil {
+				if err := w.run(ctx, p, func() {
+					once.Do(func() { first <- struct{}{} })
+					acks.Add(1)
+					select {
+					case more <- struct{}{}:
+					default:
+					}
+				}); err != nil {
 					errs <- err
 				}
 			})
 		}
 		// Once every writer has had a write acknowledged in this round, the
-		// kill lands at a random point of the stream.
+		// kill lands at a random point of the stream: after a random number
+		// of further acknowledged writes, counted rather than timed, so
+		// that the point does not depend on the machine's speed.
 		var stuck error
 		for range writers {
 			select {
@@ -97,7 +115,13 @@ func testCrash(t *testing.T, dsn string) {
 			break
 		}
 		if stuck == nil {
-			time.Sleep(time.Duration(rng.IntN(120)) * time.Millisecond)
+			for target := acks.Load() + int64(rng.IntN(maxKillAfter+1)); acks.Load() < target && stuck == nil; {
+				select {
+				case <-more:
+				case err := <-errs:
+					stuck = err
+				}
+			}
 		}
 		p.kill(t)
 		wg.Wait()

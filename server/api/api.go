@@ -422,4 +422,3 @@ func (s *srv) health(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
-

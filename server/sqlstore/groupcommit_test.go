@@ -294,15 +294,15 @@ func TestGroupCommitPanic(t *testing.T) {
 }
 
 // TestGroupCommitPanicStack: a fn that panics with an error, as a bug does
-// (a nil map, an index out of range), panics in its caller with an error
+// (an index out of range, a nil map), panics in its caller with an error
 // that wraps it and holds the stack where fn panicked.
 func TestGroupCommitPanicStack(t *testing.T) {
 	s := openWatched(t, sqliteFile(t))
 	recovered := func() (p any) {
 		defer func() { p = recover() }()
 		_ = s.Update(t.Context(), func(tx server.Tx) error {
-			var m map[string]int
-			m["x"] = 1 // panics with a runtime.Error
+			parts := strings.Split("one", ",")
+			_ = parts[len(parts)] // panics with a runtime.Error
 			return nil
 		})
 		return nil

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -25,8 +24,7 @@ import (
 func (o *operation) decodeForm(values url.Values) (map[string]any, error) {
 	out := make(map[string]any, len(values))
 	var details []string
-	for _, name := range slices.Sorted(maps.Keys(values)) {
-		vs := values[name]
+	for name, vs := range values {
 		if len(vs) > 1 {
 			details = append(details, fmt.Sprintf("%s: given %d times; give a parameter once", name, len(vs)))
 			continue
@@ -55,6 +53,7 @@ func (o *operation) decodeForm(values url.Values) (map[string]any, error) {
 		out[name] = v
 	}
 	if len(details) > 0 {
+		slices.Sort(details)
 		return nil, server.Invalid(details...)
 	}
 	return out, nil
@@ -133,17 +132,18 @@ func decodeField(s string, prop *openapi3.Schema, enc *openapi3.Encoding) (any, 
 // both, so letting them through turns a bad request into a store failure.
 func checkText(path map[string]string, params url.Values) error {
 	var details []string
-	for _, name := range slices.Sorted(maps.Keys(path)) {
-		if !isText(path[name]) {
+	for name, v := range path {
+		if !isText(v) {
 			details = append(details, name+": "+notText)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(params)) {
-		if slices.ContainsFunc(params[name], notTextValue) {
+	for name, vs := range params {
+		if slices.ContainsFunc(vs, notTextValue) {
 			details = append(details, name+": "+notText)
 		}
 	}
 	if len(details) > 0 {
+		slices.Sort(details)
 		return server.Invalid(details...)
 	}
 	return nil

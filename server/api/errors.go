@@ -227,10 +227,16 @@ func writeJSON(c echo.Context, status int, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderContentType, "application/json; charset=utf-8")
+	return writeRaw(c, status, buf.Bytes())
+}
+
+func writeRaw(c echo.Context, status int, body []byte) error {
+	c.Response().Header()["Content-Type"] = jsonContentType
 	c.Response().WriteHeader(status)
-	_, err := c.Response().Write(buf.Bytes())
+	_, err := c.Response().Write(body)
 	return err
 }
+
+var jsonContentType = []string{"application/json; charset=utf-8"}
 
 var _ = slog.Default

@@ -175,6 +175,8 @@ type call struct {
 	context.Context
 	op     *operation
 	pretty bool // f=pjson
+	// reserved is what the body holds of the budget of bodies in flight.
+	reserved  int64
 	// form is every parameter but the token: the query, and the form body
 	// over it (the body wins, as in the portal).
 	form url.Values
@@ -214,8 +216,10 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 			if !o.available || o.shadowed(c) {
 				return errNotFound
 			}
-			token, release, err := s.readParams(c, cl)
-			defer release()
+			token, err := s.readParams(c, cl)
+			if cl.reserved > 0 {
+				defer s.bodies.give(cl.reserved)
+			}
 			if err != nil {
 				return err
 			}
@@ -237,29 +241,27 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 	}
 }
 
-func noop() {}
-
 // readParams reads the body once (bounded in size and in bytes in flight),
 // parses the form once, merges the query string into it, and takes the
 // token out (form, query, X-Esri-Authorization, Authorization). The
 // generated handler then finds the parameters where it looks for them.
-func (s *srv) readParams(c echo.Context, cl *call) (token string, release func(), err error) {
+func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 	req := c.Request()
-	release = noop
-	query, qerr := url.ParseQuery(req.URL.RawQuery)
-	if qerr != nil {
-		return "", release, server.Invalid("the query string is not URL-encoded: " + qerr.Error())
+	query := url.Values{}
+	if req.URL.RawQuery != "" {
+		if query, err = url.ParseQuery(req.URL.RawQuery); err != nil {
+			return "", server.Invalid("the query string is not URL-encoded: " + err.Error())
+		}
 	}
 	form := query
 	posted := req.Method == http.MethodPost
 	if posted {
-		body, free, err := s.readBody(c)
-		release = free
+		body, err := s.readBody(c, cl)
 		if err != nil {
-			return "", release, err
+			return "", err
 		}
 		if form, err = parseBody(req.Header.Get(echo.HeaderContentType), body); err != nil {
-			return "", release, err
+			return "", err
 		}
 	}
 	token = first(form.Get("token"), query.Get("token"), bearer(req.Header.Get("X-Esri-Authorization")), bearer(req.Header.Get(echo.HeaderAuthorization)))
@@ -292,19 +294,19 @@ func (s *srv) readParams(c echo.Context, cl *call) (token string, release func()
 			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
 		}
 	}
-	return token, release, nil
+	return token, nil
 }
 
 // readBody reads the body once, into a buffer of its announced size, after
 // reserving that many bytes of the budget of bodies in flight.
-func (s *srv) readBody(c echo.Context) ([]byte, func(), error) {
+func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
 	req := c.Request()
 	n := req.ContentLength
 	if n > MaxBodyBytes {
-		return nil, noop, errTooLarge
+		return nil, errTooLarge
 	}
 	if n == 0 {
-		return nil, noop, nil
+		return nil, nil
 	}
 	reserve := n
 	if n < 0 {
@@ -312,9 +314,9 @@ func (s *srv) readBody(c echo.Context) ([]byte, func(), error) {
 	}
 	if !s.bodies.take(reserve) {
 		c.Response().Header().Set("Retry-After", "1")
-		return nil, noop, errBusy
+		return nil, errBusy
 	}
-	free := func() { s.bodies.give(reserve) }
+	cl.reserved = reserve
 	var body []byte
 	var err error
 	if n > 0 {
@@ -326,12 +328,12 @@ func (s *srv) readBody(c echo.Context) ([]byte, func(), error) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, free, errTooLarge
+			return nil, errTooLarge
 		}
 		// Broken framing or a client gone mid-body: the client's doing.
-		return nil, free, badBody(err)
+		return nil, badBody(err)
 	}
-	return body, free, nil
+	return body, nil
 }
 
 // parseBody parses a form body: URL-encoded, or multipart with the same
@@ -340,7 +342,10 @@ func parseBody(ct string, body []byte) (url.Values, error) {
 	if len(body) == 0 {
 		return url.Values{}, nil
 	}
-	mt, params, _ := mime.ParseMediaType(ct)
+	mt, params := ct, map[string]string(nil)
+	if ct != echo.MIMEApplicationForm {
+		mt, params, _ = mime.ParseMediaType(ct)
+	}
 	switch mt {
 	case echo.MIMEApplicationForm:
 		form, err := url.ParseQuery(string(body))
@@ -429,12 +434,23 @@ func (s *srv) validate(c echo.Context, cl *call) error {
 		return err
 	}
 	var errs openapi3.MultiError
-	if len(o.params) > 0 {
-		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, QueryParams: cl.form, Route: o.route, Options: paramOptions}
-		for _, p := range o.params {
-			if err := openapi3filter.ValidateParameter(cl, in, p); err != nil {
-				errs = append(errs, err)
+	var in *openapi3filter.RequestValidationInput
+	for _, p := range o.params {
+		var err error
+		if p.In == openapi3.ParameterInPath && p.Schema != nil && p.Schema.Value != nil {
+			// A path value is a plain string: checked against its schema
+			// without kin-openapi's parameter decoding.
+			if verr := p.Schema.Value.VisitJSON(pathParams[p.Name], bodyOptions...); verr != nil {
+				err = &openapi3filter.RequestError{Parameter: p, Err: verr}
 			}
+		} else {
+			if in == nil {
+				in = &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, QueryParams: cl.form, Route: o.route, Options: paramOptions}
+			}
+			err = openapi3filter.ValidateParameter(cl, in, p)
+		}
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if o.body != nil {

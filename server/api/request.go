@@ -176,7 +176,7 @@ type call struct {
 	op     *operation
 	pretty bool // f=pjson
 	// reserved is what the body holds of the budget of bodies in flight.
-	reserved  int64
+	reserved int64
 	// form is every parameter but the token: the query, and the form body
 	// over it (the body wins, as in the portal).
 	form url.Values

@@ -194,9 +194,9 @@ func (s *srv) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		// Checked first: the arguments would be built even when dropped.
-		if s.log.Enabled(c.Request().Context(), slog.LevelInfo) {
-			s.log.Info("request", "method", c.Request().Method, "path", c.Request().URL.Path,
-				"status", c.Response().Status, "bytes", c.Response().Size, "duration", time.Since(start))
+		if ctx := c.Request().Context(); s.log.Enabled(ctx, slog.LevelInfo) {
+			s.log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
+				slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size), slog.Duration("duration", time.Since(start)))
 		}
 		return nil
 	}

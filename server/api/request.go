@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -37,6 +38,7 @@ type operation struct {
 	// encodings; nil for an operation without a body.
 	body         *openapi3.Schema
 	bodyRequired bool
+	check        *openapi3.Schema // body as the validator visits it (flatten)
 	encoding     map[string]*openapi3.Encoding
 	// required names the parameters and fields that may not be left out;
 	// any other sent empty is taken as not sent.
@@ -88,6 +90,7 @@ func operations(doc *openapi3.T, v server.Version) (map[string]*operation, error
 					return nil, fmt.Errorf("api: openapi.yaml %s %s: the body is not a form", method, path)
 				}
 				o.body, o.bodyRequired, o.encoding = mt.Schema.Value, rb.Value.Required, mt.Encoding
+				o.check = flatten(o.body)
 				for _, name := range o.body.Required {
 					o.required[name] = true
 				}
@@ -149,6 +152,27 @@ func (o *operation) shadowed(c echo.Context) bool {
 		}
 	}
 	return false
+}
+
+// flatten returns form with each field that is only an allOf of one schema
+// (the pattern that carries a description and x-go-type beside a $ref)
+// replaced by that schema: the same checks, without kin-openapi visiting
+// the wrapper on every request.
+func flatten(form *openapi3.Schema) *openapi3.Schema {
+	out := *form
+	out.Properties = make(openapi3.Schemas, len(form.Properties))
+	for name, p := range form.Properties {
+		out.Properties[name] = p
+		if p == nil || p.Value == nil || len(p.Value.AllOf) != 1 {
+			continue
+		}
+		bare := *p.Value
+		bare.Description, bare.Extensions, bare.AllOf = "", nil, nil
+		if reflect.DeepEqual(bare, openapi3.Schema{}) {
+			out.Properties[name] = p.Value.AllOf[0]
+		}
+	}
+	return &out
 }
 
 func allowsAnonymous(doc *openapi3.T, op *openapi3.Operation) bool {
@@ -462,7 +486,7 @@ func (s *srv) validate(c echo.Context, cl *call) error {
 		case len(fields) == 0 && o.bodyRequired:
 			return missingBody(o.body)
 		default:
-			if err := o.body.VisitJSON(fields, bodyOptions...); err != nil {
+			if err := o.check.VisitJSON(fields, bodyOptions...); err != nil {
 				errs = append(errs, err)
 			}
 		}

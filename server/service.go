@@ -215,16 +215,13 @@ type IssuedToken struct {
 	SSL     bool
 }
 
-// MaxTokenExpiration is the longest validity generateToken grants.
-const MaxTokenExpiration = 14 * 24 * time.Hour
-
 // GenerateToken exchanges a user name and password for a token.
 func (s *Service) GenerateToken(ctx context.Context, req TokenRequest) (IssuedToken, error) {
 	exp := req.Expiration
 	if exp <= 0 {
 		exp = time.Hour
 	}
-	exp = min(exp, MaxTokenExpiration)
+	exp = min(exp, s.gates.Limits.TokenMaxExpiration)
 	var out IssuedToken
 	err := s.store.Update(ctx, func(tx Tx) error {
 		u, err := tx.User(ctx, req.Username)
@@ -245,12 +242,14 @@ type Page struct{ Start, Num int }
 // DefaultPage is the page when none is asked for.
 var DefaultPage = Page{Start: 1, Num: 10}
 
-// window returns the slice bounds of p over n entries and the next start (-1 at the end).
+// window returns the slice bounds of p over n entries and the next start
+// (-1 at the end). A page of no entries (num=0) asks only for the total: its
+// next start is -1 too, so a client that follows next starts always ends.
 func (p Page) window(n int) (lo, hi, next int) {
 	lo = min(max(p.Start, 1)-1, n)
 	hi = min(lo+max(p.Num, 0), n)
 	next = -1
-	if hi < n {
+	if hi < n && hi > lo {
 		next = hi + 1
 	}
 	return lo, hi, next

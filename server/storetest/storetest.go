@@ -293,7 +293,7 @@ func testSettings(t *testing.T, open func(t *testing.T) server.Store) {
 	})
 	settings := func(org string) server.Settings {
 		return must(t, s, func(ctx context.Context, tx server.Tx) (server.Settings, error) {
-			return tx.Settings(ctx, org)
+			return tx.Settings(ctx, org, server.AllSettingsParts)
 		})
 	}
 	put := func(org string, st server.Settings) {
@@ -365,7 +365,7 @@ func testPatchSettings(t *testing.T, open func(t *testing.T) server.Store) {
 	})
 	settings := func(org string) server.Settings {
 		return must(t, s, func(ctx context.Context, tx server.Tx) (server.Settings, error) {
-			return tx.Settings(ctx, org)
+			return tx.Settings(ctx, org, server.AllSettingsParts)
 		})
 	}
 	patch := func(org string, st server.Settings, parts server.SettingsParts) error {
@@ -758,7 +758,7 @@ func testReset(t *testing.T, open func(t *testing.T) server.Store) {
 	_, err = get(t, s, func(ctx context.Context, tx server.Tx) (server.Item, error) { return tx.Item(ctx, "i1") })
 	wantNotFound(t, "Item(i1) after Reset", err)
 	if got := must(t, s, func(ctx context.Context, tx server.Tx) (server.Settings, error) {
-		return tx.Settings(ctx, "o1")
+		return tx.Settings(ctx, "o1", server.AllSettingsParts)
 	}); !reflect.DeepEqual(got, server.Settings{}) {
 		t.Errorf("Settings(o1) after Reset = %#v, want zero", got)
 	}

@@ -151,7 +151,7 @@ func cleanTitles(nodes []CategoryNode, parent string, maxLen int, problems *[]st
 		return nil
 	}
 	out := make([]CategoryNode, len(nodes))
-	seen := map[string]string{}
+	seen := map[string]bool{}
 	for i, n := range nodes {
 		title := norm.NFC.String(strings.TrimSpace(n.Title))
 		path := parent + "/" + title
@@ -165,10 +165,10 @@ func cleanTitles(nodes []CategoryNode, parent string, maxLen int, problems *[]st
 			*problems = append(*problems, fmt.Sprintf("%s/%q: title contains '/'", parent, title))
 		case utf8.RuneCountInString(title) > maxLen:
 			*problems = append(*problems, fmt.Sprintf("%s: title is %d characters, the maximum is %d", path, utf8.RuneCountInString(title), maxLen))
-		case seen[key] != "":
-			*problems = append(*problems, fmt.Sprintf("%s: title repeats a sibling's title (%q), ignoring case, spacing and look-alike characters", path, seen[key]))
+		case seen[key]:
+			*problems = append(*problems, path+": title repeats a sibling's title")
 		default:
-			seen[key] = title
+			seen[key] = true
 		}
 		out[i] = CategoryNode{Title: title, Categories: cleanTitles(n.Categories, path, maxLen, problems)}
 	}

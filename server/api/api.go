@@ -131,7 +131,7 @@ func New(cfg Config) (http.Handler, error) {
 	})
 	e.GET("/docs", func(c echo.Context) error { return c.HTMLBlob(http.StatusOK, docs.ReferenceHTML) })
 	e.POST("/emulator/reset", s.reset)
-	g := e.Group(base, s.readParams, s.route, s.authenticate, s.validate)
+	g := e.Group(base, withClientAddr, s.readParams, s.route, s.authenticate, s.validate)
 	gen.RegisterHandlersWithBaseURL(groupRouter{g}, gen.NewStrictHandler(&handlers{svc: s.svc}, []gen.StrictMiddlewareFunc{writeResponse}), "")
 	// Unknown paths under the API root go through the group's middlewares,
 	// so they answer the envelope in the format asked for.

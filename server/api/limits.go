@@ -2,10 +2,12 @@ package api
 
 import (
 	"fmt"
+	"net"
 	"regexp"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
 
 	"github.com/orgportal/portal-api/server"
 )
@@ -193,4 +195,19 @@ func (r *specReader) maxLength(s *openapi3.Schema, where string) int {
 		return 0
 	}
 	return int(*s.MaxLength)
+}
+
+// withClientAddr puts the client's IP on the request's context, by which
+// the rules count failed sign-ins. It is the connection's peer: headers such
+// as X-Forwarded-For are the client's to write, so they are not trusted.
+func withClientAddr(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		c.SetRequest(r.WithContext(server.WithClientAddr(r.Context(), host)))
+		return next(c)
+	}
 }

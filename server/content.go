@@ -141,10 +141,12 @@ func judgeItems(ctx context.Context, tx Tx, owner User, ids []string, decide fun
 	return results, accepted, nil
 }
 
-// CreateFolder creates a folder; titles are unique per user, case-insensitive.
+// CreateFolder creates a folder; titles are unique per user by TitleKey
+// (case, spacing and look-alike characters ignored), as the store's index
+// on the same key enforces.
 func (s *Service) CreateFolder(ctx context.Context, p Principal, username, title string) (Folder, error) {
 	title = strings.TrimSpace(title)
-	if title == "" {
+	if TitleKey(title) == "" { // nothing visible
 		return Folder{}, Invalid("title: required")
 	}
 	var out Folder
@@ -157,8 +159,9 @@ func (s *Service) CreateFolder(ctx context.Context, p Principal, username, title
 		if err != nil {
 			return err
 		}
+		key := TitleKey(title)
 		for _, f := range folders {
-			if strings.EqualFold(f.Title, title) {
+			if TitleKey(f.Title) == key {
 				return Invalid(fmt.Sprintf("title: a folder named %s already exists", title))
 			}
 		}

@@ -482,10 +482,10 @@ func (t *tx) Folders(ctx context.Context, owner string) ([]server.Folder, error)
 }
 
 func (t *tx) PutFolder(ctx context.Context, f server.Folder) error {
-	_, err := t.exec(ctx, `INSERT INTO folders (id, owner, title, created_ms) VALUES (?, ?, ?, ?)
+	_, err := t.exec(ctx, `INSERT INTO folders (id, owner, title, title_key, created_ms) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, title = excluded.title,
-			created_ms = excluded.created_ms`,
-		f.ID, f.Owner, f.Title, toMS(f.Created))
+			title_key = excluded.title_key, created_ms = excluded.created_ms`,
+		f.ID, f.Owner, f.Title, server.TitleKey(f.Title), toMS(f.Created))
 	if err != nil {
 		return fmt.Errorf("sqlstore: put folder: %w", err)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -340,14 +341,26 @@ func (s *Service) Members(ctx context.Context, p Principal, portalID string, q M
 		if err != nil {
 			return err
 		}
-		if len(q.Categories) > 0 {
-			users = slices.DeleteFunc(users, func(u User) bool { return !holdsAny(u.Categories, q.Categories) })
+		if want := categoryFilter(q.Categories); len(want) > 0 {
+			users = slices.DeleteFunc(users, func(u User) bool { return !holdsAny(u.Categories, want) })
 		}
 		lo, hi, next := q.Page.window(len(users))
 		out = MemberList{Total: len(users), Start: q.Page.Start, Num: q.Page.Num, NextStart: next, Users: users[lo:hi]}
 		return nil
 	})
 	return out, wrap("list members", err)
+}
+
+// categoryFilter returns the paths of listMembers' categories. They arrive
+// split at commas; sent as a JSON array of strings (the form a path holding a
+// comma needs, as in updateMember), the pieces join back into that array.
+func categoryFilter(pieces []string) []string {
+	joined := strings.TrimSpace(strings.Join(pieces, ","))
+	var paths []string
+	if strings.HasPrefix(joined, "[") && json.Unmarshal([]byte(joined), &paths) == nil {
+		return paths
+	}
+	return pieces
 }
 
 // holdsAny reports whether one of held is one of want or below it, compared

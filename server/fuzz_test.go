@@ -136,6 +136,11 @@ func FuzzCategorySchema(f *testing.F) {
 	f.Add([]byte(`[{"title":"A","categories":[]}]`), uint16(1))
 	f.Add([]byte(`null`), uint16(0))
 	f.Add([]byte(`[]`), uint16(10_000))
+	f.Add([]byte(`[{"title":"Caf\u00e9"},{"title":"Cafe\u0301"}]`), uint16(0))
+	f.Add([]byte(`[{"title":"Planning"},{"title":"Plan\u200bning "}]`), uint16(0))
+	f.Add([]byte(`[{"title":"USA"},{"title":"\uff35\uff33\uff21"}]`), uint16(0))
+	f.Add([]byte(`[{"title":"a\tb"},{"title":"a\u0000"},{"title":"N\uff0fS"}]`), uint16(0))
+	f.Add([]byte(`[{"title":"","categories":[{"title":"B"}]}]`), uint16(2))
 	f.Fuzz(func(t *testing.T, doc []byte, extra uint16) {
 		var nodes []CategoryNode
 		if json.Unmarshal(doc, &nodes) != nil {

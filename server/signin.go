@@ -23,8 +23,8 @@ const (
 	signinMaxKeys = 10_000
 )
 
-// MsgTooManySignins is the message of a throttled generateToken.
-const MsgTooManySignins = "Too many invalid logon attempts. Try again later."
+// msgTooManySignins is the message of a throttled generateToken.
+const msgTooManySignins = "Too many invalid logon attempts. Try again later."
 
 type clientAddrKey struct{}
 
@@ -75,9 +75,12 @@ func (t *signinThrottle) admit(user, addr string, now time.Time) *Error {
 		a.n++
 		return nil
 	}
-	minutes := int((until.Sub(now) + time.Minute - 1) / time.Minute)
-	return &Error{Code: 429, Message: MsgTooManySignins,
-		Details: []string{fmt.Sprintf("%s in %d minutes; try again in %d minutes", why, int(signinWindow/time.Minute), minutes)}}
+	wait := "1 minute"
+	if m := int((until.Sub(now) + time.Minute - 1) / time.Minute); m > 1 {
+		wait = fmt.Sprintf("%d minutes", m)
+	}
+	return &Error{Code: 429, Message: msgTooManySignins,
+		Details: []string{fmt.Sprintf("%s in %d minutes; try again in %s", why, int(signinWindow/time.Minute), wait)}}
 }
 
 // succeeded clears the user name's count.

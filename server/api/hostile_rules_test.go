@@ -242,7 +242,7 @@ func TestSigninThrottle(t *testing.T) {
 	fails(t, signin("JSMITH", "jsmith-password"), 429, "username: 5 failed sign-ins")
 	ok(t, signin("admin", "admin-password")) // another user name is not held up
 	c.add(14 * time.Minute)
-	fails(t, signin(pt.Member, "jsmith-password"), 429, "try again in 1 minutes")
+	fails(t, signin(pt.Member, "jsmith-password"), 429, "try again in 1 minute")
 	c.add(time.Minute)
 	ok(t, signin(pt.Member, "jsmith-password"))
 

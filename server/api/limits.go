@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -197,12 +198,16 @@ func (r *specReader) maxLength(s *openapi3.Schema, where string) int {
 	return int(*s.MaxLength)
 }
 
-// withClientAddr puts the client's IP on the request's context, by which
-// the rules count failed sign-ins. It is the connection's peer: headers such
+// withClientAddr puts the client's IP on the context of a generateToken
+// request, by which the rules count failed sign-ins (other requests do not
+// pay for a copy of the request). It is the connection's peer: headers such
 // as X-Forwarded-For are the client's to write, so they are not trusted.
 func withClientAddr(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
+		if !strings.HasSuffix(r.URL.Path, "/generateToken") {
+			return next(c)
+		}
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		if err != nil {
 			host = r.RemoteAddr

@@ -8,6 +8,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	portalapi "github.com/orgportal/portal-api"
+	"github.com/orgportal/portal-api/server"
 )
 
 // TestLimitsFollowTheContract: every limit the rules enforce is the figure
@@ -59,6 +60,11 @@ func TestLimitsFollowTheContract(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s: the rules use %v, the contract says %v", c.what, c.got, c.want)
 		}
+	}
+	// The page a read gets when it asks for none is the parameters' defaults.
+	params := r.doc.Components.Parameters
+	if start, num := params["Start"].Value.Schema.Value.Default, params["Num"].Value.Schema.Value.Default; start != float64(server.DefaultPage.Start) || num != float64(server.DefaultPage.Num) {
+		t.Errorf("server.DefaultPage is %+v; the contract's defaults are start %v, num %v", server.DefaultPage, start, num)
 	}
 	if !l.HostName.MatchString("maps.example.org") || l.HostName.MatchString("-bad-.org") {
 		t.Errorf("host name pattern %s", l.HostName)

@@ -201,8 +201,13 @@ func dropInvisible(r rune) rune {
 }
 
 // pathKey is TitleKey applied to each segment of a category path.
+// The root ("/") is "", which every path is below.
 func pathKey(path string) string {
-	segs := strings.Split(strings.TrimPrefix(strings.TrimRight(path, "/"), "/"), "/")
+	p := strings.TrimPrefix(strings.TrimRight(path, "/"), "/")
+	if p == "" {
+		return ""
+	}
+	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		segs[i] = TitleKey(s)
 	}
@@ -342,6 +347,9 @@ func (s *Service) Members(ctx context.Context, p Principal, portalID string, q M
 			return err
 		}
 		if want := categoryFilter(q.Categories); len(want) > 0 {
+			for i, w := range want {
+				want[i] = pathKey(w)
+			}
 			users = slices.DeleteFunc(users, func(u User) bool { return !holdsAny(u.Categories, want) })
 		}
 		lo, hi, next := q.Page.window(len(users))
@@ -360,16 +368,15 @@ func categoryFilter(pieces []string) []string {
 	if strings.HasPrefix(joined, "[") && json.Unmarshal([]byte(joined), &paths) == nil {
 		return paths
 	}
-	return pieces
+	return slices.Clone(pieces)
 }
 
-// holdsAny reports whether one of held is one of want or below it, compared
-// as the schema compares titles.
+// holdsAny reports whether one of held is one of want (pathKeys) or below
+// it, compared as the schema compares titles.
 func holdsAny(held, want []string) bool {
 	for _, h := range held {
 		h = pathKey(h)
 		for _, w := range want {
-			w = pathKey(w)
 			if h == w || strings.HasPrefix(h, w+"/") {
 				return true
 			}

@@ -185,8 +185,20 @@ func isLineOrControl(r rune) bool { return unicode.IsControl(r) || r == '\u2028'
 // selectors). Sibling categories and a user's folders are unique by it; it
 // is never shown.
 func TitleKey(title string) string {
+	if isASCII(title) { // the common case: folding is lowering, nothing else applies
+		return strings.ToLower(strings.TrimSpace(title))
+	}
 	t := strings.Map(dropInvisible, norm.NFKC.String(strings.TrimSpace(title)))
 	return strings.TrimSpace(norm.NFKC.String(cases.Fold().String(t)))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func dropInvisible(r rune) rune {

@@ -281,11 +281,29 @@ func checkStoredConfig(cur, next map[string]json.RawMessage, lim *Limits) error 
 func configBytes(m map[string]json.RawMessage) int {
 	n := 2 // {}
 	for k, v := range m {
-		key, _ := json.Marshal(k)
-		n += len(key) + 1 + len(v) + 1 // "key":value,
+		n += jsonStringLen(k) + 1 + len(v) + 1 // "key":value,
 	}
 	if len(m) > 0 {
 		n-- // no comma after the last
+	}
+	return n
+}
+
+// jsonStringLen is the length of s as encoding/json writes it, quotes and
+// escapes included.
+func jsonStringLen(s string) int {
+	n := 2
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t':
+			n += 2
+		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
+			n += 6 // \u00XX
+		case r == utf8.RuneError:
+			n += 6 // \ufffd, for invalid bytes too
+		default:
+			n += utf8.RuneLen(r)
+		}
 	}
 	return n
 }

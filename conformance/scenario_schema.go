@@ -136,6 +136,15 @@ func (s *suite) schemaScenarios(t TB) {
 		s.freshOrg(t)
 		s.mustAssign(t, base)
 		s.wantSchemaRejected(t, "an empty schema", s.assignSchema(t, s.adminToken, []any{}), "ORG_1132", base)
+		// The seed's "or is empty" covers a document without the array, and a null one.
+		for what, doc := range map[string]map[string]any{
+			"a schema document without memberCategorySchema": {},
+			"a null memberCategorySchema":                    {"memberCategorySchema": nil},
+		} {
+			a := s.call(t, "assignMemberCategorySchema", s.adminToken, map[string]any{"portalId": s.portalID},
+				map[string]any{"memberCategorySchema": doc, "f": "json"})
+			s.wantSchemaRejected(t, what, a, "ORG_1132", base)
+		}
 	})
 	t.Run("duplicateSiblingsRejected", func(t TB) {
 		s.freshOrg(t)

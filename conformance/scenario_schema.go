@@ -14,18 +14,44 @@ func node(title string, children ...any) map[string]any {
 	return n
 }
 
-// forest returns a schema of top top-level categories with per children
-// each: top*(per+1) nodes in two levels.
-func forest(prefix string, top, per int) []any {
-	out := make([]any, 0, top)
-	for i := range top {
-		kids := make([]any, 0, per)
-		for j := range per {
+// forestOf returns a schema of n nodes in two levels: top-level categories
+// of up to 19 sub-categories each.
+func forestOf(prefix string, n int) []any {
+	var out []any
+	for i := 0; n > 0; i++ {
+		kids := make([]any, 0, 19)
+		for j := 0; j < 19 && j < n-1; j++ {
 			kids = append(kids, node(fmt.Sprintf("%s %d.%d", prefix, i, j)))
 		}
+		n -= 1 + len(kids)
 		out = append(out, node(fmt.Sprintf("%s %d", prefix, i), kids...))
 	}
 	return out
+}
+
+// chainOf returns a schema that is one path of levels categories.
+func chainOf(levels int) []any {
+	var n []any
+	for i := levels; i >= 1; i-- {
+		n = []any{node(fmt.Sprintf("Level %d", i), n...)}
+	}
+	return n
+}
+
+// schemaLimits are the tree limits the contract states (x-max-depth and
+// x-max-nodes of MemberCategorySchema), which the scenarios probe.
+func (s *suite) schemaLimits(t TB) (depth, nodes int) {
+	t.Helper()
+	ref := s.doc.Components.Schemas["MemberCategorySchema"]
+	if ref == nil || ref.Value == nil {
+		t.Fatalf("the contract has no MemberCategorySchema")
+	}
+	d, ok1 := ref.Value.Extensions["x-max-depth"].(float64)
+	n, ok2 := ref.Value.Extensions["x-max-nodes"].(float64)
+	if !ok1 || !ok2 || d < 1 || n < 2 {
+		t.Fatalf("MemberCategorySchema: x-max-depth %v, x-max-nodes %v: want whole numbers", ref.Value.Extensions["x-max-depth"], ref.Value.Extensions["x-max-nodes"])
+	}
+	return int(d), int(n)
 }
 
 func (s *suite) assignSchema(t TB, token string, tree []any) *answer {
@@ -82,31 +108,43 @@ func (s *suite) schemaScenarios(t TB) {
 	t.Run("fourLevelsRejected", func(t TB) {
 		s.freshOrg(t)
 		s.mustAssign(t, base)
-		a := s.assignSchema(t, s.adminToken, []any{node("Office Location", node("USA", node("Maine", node("Portland"))))})
-		s.wantSchemaRejected(t, "a schema of 4 levels", a, "ORG_1132", base)
-		if a.err != nil && !a.err.detailsContain("4 levels") {
-			t.Errorf("a schema of 4 levels: no detail names the 4 levels: %q", a.err.Details)
+		depth, _ := s.schemaLimits(t)
+		levels := fmt.Sprintf("%d levels", depth+1)
+		a := s.assignSchema(t, s.adminToken, chainOf(depth+1))
+		s.wantSchemaRejected(t, "a schema of "+levels, a, "ORG_1132", base)
+		if a.err != nil && !a.err.detailsContain(levels) {
+			t.Errorf("a schema of %s: no detail names the %s: %q", levels, levels, a.err.Details)
 		}
 	})
 	t.Run("maxNodesAccepted", func(t TB) {
 		s.freshOrg(t)
-		tree := forest("Node", 10, 19) // 10 + 190 = 200 nodes
-		s.mustAssign(t, tree)
+		_, nodes := s.schemaLimits(t)
+		s.mustAssign(t, forestOf("Node", nodes))
 	})
 	t.Run("tooManyNodesRejected", func(t TB) {
 		s.freshOrg(t)
 		s.mustAssign(t, base)
-		tree := append(forest("Node", 10, 19), node("One Too Many")) // 201 nodes
-		a := s.assignSchema(t, s.adminToken, tree)
-		s.wantSchemaRejected(t, "a schema of 201 categories", a, "ORG_1132", base)
-		if a.err != nil && !a.err.detailsContain("201") {
-			t.Errorf("a schema of 201 categories: no detail names the figure 201: %q", a.err.Details)
+		_, nodes := s.schemaLimits(t)
+		a := s.assignSchema(t, s.adminToken, forestOf("Node", nodes+1))
+		what := fmt.Sprintf("a schema of %d categories", nodes+1)
+		s.wantSchemaRejected(t, what, a, "ORG_1132", base)
+		if a.err != nil && !a.err.detailsContain(fmt.Sprint(nodes+1)) {
+			t.Errorf("%s: no detail names the figure %d: %q", what, nodes+1, a.err.Details)
 		}
 	})
 	t.Run("emptyRejected", func(t TB) {
 		s.freshOrg(t)
 		s.mustAssign(t, base)
 		s.wantSchemaRejected(t, "an empty schema", s.assignSchema(t, s.adminToken, []any{}), "ORG_1132", base)
+		// The seed's "or is empty" covers a document without the array, and a null one.
+		for what, doc := range map[string]map[string]any{
+			"a schema document without memberCategorySchema": {},
+			"a null memberCategorySchema":                    {"memberCategorySchema": nil},
+		} {
+			a := s.call(t, "assignMemberCategorySchema", s.adminToken, map[string]any{"portalId": s.portalID},
+				map[string]any{"memberCategorySchema": doc, "f": "json"})
+			s.wantSchemaRejected(t, what, a, "ORG_1132", base)
+		}
 	})
 	t.Run("duplicateSiblingsRejected", func(t TB) {
 		s.freshOrg(t)

@@ -2,24 +2,30 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
-// Member category schema limits (seed, section 8).
-const (
-	MaxCategoryDepth    = 3
-	MaxCategoryNodes    = 200
-	MaxMemberCategories = 20
-)
+// TooDeepMaxDepth is the depth limit named by SchemaTooDeep, the answer to
+// a schema too deeply nested to be parsed at all. The transport refuses to
+// start on a contract whose x-max-depth differs.
+const TooDeepMaxDepth = 3
 
 // AssignMemberCategorySchema replaces the organization's schema. A tree
-// deeper than 3 levels, larger than 200 nodes, or empty is ORG_1132; a bad
-// title is a 400 naming the node's path. Members' categories that no longer
-// exist are removed from them.
+// deeper than x-max-depth, larger than x-max-nodes, or empty is ORG_1132; a
+// bad title is a 400 naming the node's path. Titles are stored trimmed and in
+// NFC. Members' categories that no longer exist are removed from them, and
+// the others take the new schema's spelling.
 func (s *Service) AssignMemberCategorySchema(ctx context.Context, p Principal, portalID string, nodes []CategoryNode) error {
-	if err := checkSchema(nodes); err != nil {
+	nodes, err := checkSchema(nodes, &s.gates.Limits)
+	if err != nil {
 		return err
 	}
 	return wrap("assign member category schema", s.replaceSchema(ctx, p, portalID, nodes))
@@ -70,7 +76,7 @@ func (s *Service) MemberCategorySchema(ctx context.Context, p Principal, portalI
 
 // SchemaTooDeep is ORG_1132 for a schema too deeply nested to be read at all.
 func SchemaTooDeep() *Error {
-	return schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: more than %d levels, the maximum is %d", MaxCategoryDepth+1, MaxCategoryDepth))
+	return schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: more than %d levels, the maximum is %d", TooDeepMaxDepth+1, TooDeepMaxDepth))
 }
 
 func schemaTooBig(detail string) *Error {
@@ -78,44 +84,48 @@ func schemaTooBig(detail string) *Error {
 }
 
 // checkSchema applies the tree limits first (they are the portal's ORG_1132),
-// then the title rules.
-func checkSchema(nodes []CategoryNode) error {
+// then the title rules, and returns the tree with its titles as stored:
+// trimmed, in NFC.
+func checkSchema(nodes []CategoryNode, lim *Limits) ([]CategoryNode, error) {
 	if len(nodes) == 0 {
-		return schemaTooBig("Schema is empty: it must hold at least one category")
+		return nil, schemaTooBig("Schema is empty: it must hold at least one category")
 	}
-	depth, count := measure(nodes, 1)
-	if depth > MaxCategoryDepth {
+	depth, count := measure(nodes, 1, lim.CategoryMaxDepth)
+	if depth > lim.CategoryMaxDepth {
 		levels := fmt.Sprintf("%d levels", depth)
 		if hasLevel(nodes, depth+1) {
 			levels = fmt.Sprintf("more than %d levels", depth)
 		}
-		return schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: %s, the maximum is %d", levels, MaxCategoryDepth))
+		return nil, schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: %s, the maximum is %d", levels, lim.CategoryMaxDepth))
 	}
-	if count > MaxCategoryNodes {
-		return schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: %d categories, the maximum is %d", count, MaxCategoryNodes))
+	if count > lim.CategoryMaxNodes {
+		return nil, schemaTooBig(fmt.Sprintf("Schema exceeds max tree size: %d categories, the maximum is %d", count, lim.CategoryMaxNodes))
+	}
+	if count < lim.CategoryMinNodes {
+		return nil, schemaTooBig(fmt.Sprintf("Schema has %d categories, the minimum is %d", count, lim.CategoryMinNodes))
 	}
 	var problems []string
-	checkTitles(nodes, "", &problems)
+	out := cleanTitles(nodes, "", lim.CategoryTitleMaxLength, &problems)
 	if len(problems) > 0 {
-		return Invalid(problems...)
+		return nil, Invalid(problems...)
 	}
-	return nil
+	return out, nil
 }
 
 // measure returns the depth and node count of a forest whose roots are at
-// level. It stops descending past the depth limit, so a hostile, very deep
-// tree costs no more than a legal one.
-func measure(nodes []CategoryNode, level int) (depth, count int) {
+// level. It stops descending past maxDepth, so a hostile, very deep tree
+// costs no more than a legal one.
+func measure(nodes []CategoryNode, level, maxDepth int) (depth, count int) {
 	if len(nodes) == 0 {
 		return level - 1, 0
 	}
 	depth = level
 	for _, n := range nodes {
 		count++
-		if level > MaxCategoryDepth {
+		if level > maxDepth {
 			continue
 		}
-		d, c := measure(n.Categories, level+1)
+		d, c := measure(n.Categories, level+1, maxDepth)
 		depth, count = max(depth, d), count+c
 	}
 	return depth, count
@@ -135,31 +145,96 @@ func hasLevel(nodes []CategoryNode, level int) bool {
 	return false
 }
 
-func checkTitles(nodes []CategoryNode, parent string, problems *[]string) {
-	seen := map[string]bool{}
-	for _, n := range nodes {
-		path := parent + "/" + n.Title
-		switch {
-		case strings.TrimSpace(n.Title) == "":
-			*problems = append(*problems, parent+"/: title is empty")
-		case strings.Contains(n.Title, "/"):
-			*problems = append(*problems, fmt.Sprintf("%s/%q: title contains '/'", parent, n.Title))
-		case seen[strings.ToLower(n.Title)]:
-			*problems = append(*problems, path+": title repeats a sibling's title")
-		}
-		seen[strings.ToLower(n.Title)] = true
-		checkTitles(n.Categories, path, problems)
+// cleanTitles checks the titles of a forest (already within the tree
+// limits) and returns it with each title trimmed and in NFC.
+func cleanTitles(nodes []CategoryNode, parent string, maxLen int, problems *[]string) []CategoryNode {
+	if len(nodes) == 0 {
+		return nil
 	}
+	out := make([]CategoryNode, len(nodes))
+	seen := map[string]bool{}
+	for i, n := range nodes {
+		title := norm.NFC.String(strings.TrimSpace(n.Title))
+		path := parent + "/" + title
+		key := TitleKey(title)
+		switch {
+		case title == "":
+			*problems = append(*problems, parent+"/: title is empty")
+		case strings.IndexFunc(title, isLineOrControl) >= 0:
+			*problems = append(*problems, fmt.Sprintf("%s/%q: title holds a control character (tab, line break, NUL...)", parent, title))
+		case strings.Contains(norm.NFKC.String(title), "/"):
+			*problems = append(*problems, fmt.Sprintf("%s/%q: title contains '/'", parent, title))
+		case utf8.RuneCountInString(title) > maxLen:
+			*problems = append(*problems, fmt.Sprintf("%s: title is %d characters, the maximum is %d", path, utf8.RuneCountInString(title), maxLen))
+		case seen[key]:
+			*problems = append(*problems, path+": title repeats a sibling's title")
+		default:
+			seen[key] = true
+		}
+		out[i] = CategoryNode{Title: title, Categories: cleanTitles(n.Categories, path, maxLen, problems)}
+	}
+	return out
 }
 
-// categoryPaths returns every node's path, "/Office Location/USA" style.
-func categoryPaths(nodes []CategoryNode) map[string]bool {
-	out := map[string]bool{}
+func isLineOrControl(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }
+
+// TitleKey is the form in which two titles that read the same are equal:
+// trimmed, NFKC (fullwidth and compatibility forms become plain ones), case
+// folded, and without invisible characters (format characters such as
+// zero-width spaces and joiners, bidirectional marks, soft hyphens, variation
+// selectors). Sibling categories and a user's folders are unique by it; it
+// is never shown.
+func TitleKey(title string) string {
+	if isASCII(title) { // the common case: folding is lowering, nothing else applies
+		return strings.ToLower(strings.TrimSpace(title))
+	}
+	t := strings.Map(dropInvisible, norm.NFKC.String(strings.TrimSpace(title)))
+	return strings.TrimSpace(norm.NFKC.String(cases.Fold().String(t)))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func dropInvisible(r rune) rune {
+	switch {
+	case unicode.Is(unicode.Cf, r),
+		r == '\u034f',                                                // combining grapheme joiner
+		r >= '\ufe00' && r <= '\ufe0f', r >= 0xe0100 && r <= 0xe01ef, // variation selectors
+		r == '\u115f', r == '\u1160', r == '\u3164', r == '\uffa0': // Hangul fillers
+		return -1
+	}
+	return r
+}
+
+// pathKey is TitleKey applied to each segment of a category path.
+// The root ("/") is "", which every path is below.
+func pathKey(path string) string {
+	p := strings.TrimPrefix(strings.TrimRight(path, "/"), "/")
+	if p == "" {
+		return ""
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = TitleKey(s)
+	}
+	return "/" + strings.Join(segs, "/")
+}
+
+// categoryPaths maps the pathKey of every node's path to the path as the
+// schema spells it, "/Office Location/USA" style.
+func categoryPaths(nodes []CategoryNode) map[string]string {
+	out := map[string]string{}
 	var walk func([]CategoryNode, string)
 	walk = func(ns []CategoryNode, parent string) {
 		for _, n := range ns {
 			p := parent + "/" + n.Title
-			out[strings.ToLower(p)] = true
+			out[pathKey(p)] = p
 			walk(n.Categories, p)
 		}
 	}
@@ -167,14 +242,21 @@ func categoryPaths(nodes []CategoryNode) map[string]bool {
 	return out
 }
 
-func pruneMemberCategories(ctx context.Context, tx Tx, orgID string, valid map[string]bool) error {
+// pruneMemberCategories removes from members the categories not in valid
+// and respells the others as the schema does.
+func pruneMemberCategories(ctx context.Context, tx Tx, orgID string, valid map[string]string) error {
 	users, err := tx.Users(ctx, orgID)
 	if err != nil {
 		return err
 	}
 	for _, u := range users {
-		kept := slices.DeleteFunc(slices.Clone(u.Categories), func(c string) bool { return !valid[strings.ToLower(c)] })
-		if len(kept) != len(u.Categories) {
+		kept := make([]string, 0, len(u.Categories))
+		for _, c := range u.Categories {
+			if spelled, ok := valid[pathKey(c)]; ok && !slices.Contains(kept, spelled) {
+				kept = append(kept, spelled)
+			}
+		}
+		if !slices.Equal(kept, u.Categories) {
 			u.Categories = kept
 			if err := tx.PutUser(ctx, u); err != nil {
 				return err
@@ -219,8 +301,8 @@ func (s *Service) SetMemberCategories(ctx context.Context, p Principal, username
 			}
 			return err
 		}
-		if len(paths) > MaxMemberCategories {
-			return Invalid(fmt.Sprintf("categories: %d categories, the maximum per member is %d", len(paths), MaxMemberCategories))
+		if limit := s.gates.Limits.MemberMaxCategories; len(paths) > limit {
+			return Invalid(fmt.Sprintf("categories: %d categories, the maximum per member is %d", len(paths), limit))
 		}
 		schema, err := tx.CategorySchema(ctx, u.OrgID)
 		if err != nil {
@@ -228,16 +310,14 @@ func (s *Service) SetMemberCategories(ctx context.Context, p Principal, username
 		}
 		valid := categoryPaths(schema)
 		var problems []string
-		seen := map[string]bool{}
 		cats := make([]string, 0, len(paths))
 		for i, c := range paths {
-			key := strings.ToLower(c)
+			spelled, ok := valid[pathKey(c)]
 			switch {
-			case !valid[key]:
+			case !ok:
 				problems = append(problems, fmt.Sprintf("categories[%d]: %s is not in the member category schema", i, c))
-			case !seen[key]:
-				seen[key] = true
-				cats = append(cats, c)
+			case !slices.Contains(cats, spelled):
+				cats = append(cats, spelled) // stored as the schema spells it
 			}
 		}
 		if len(problems) > 0 {
@@ -278,8 +358,11 @@ func (s *Service) Members(ctx context.Context, p Principal, portalID string, q M
 		if err != nil {
 			return err
 		}
-		if len(q.Categories) > 0 {
-			users = slices.DeleteFunc(users, func(u User) bool { return !holdsAny(u.Categories, q.Categories) })
+		if want := categoryFilter(q.Categories); len(want) > 0 {
+			for i, w := range want {
+				want[i] = pathKey(w)
+			}
+			users = slices.DeleteFunc(users, func(u User) bool { return !holdsAny(u.Categories, want) })
 		}
 		lo, hi, next := q.Page.window(len(users))
 		out = MemberList{Total: len(users), Start: q.Page.Start, Num: q.Page.Num, NextStart: next, Users: users[lo:hi]}
@@ -288,12 +371,24 @@ func (s *Service) Members(ctx context.Context, p Principal, portalID string, q M
 	return out, wrap("list members", err)
 }
 
-// holdsAny reports whether one of held is one of want or below it.
+// categoryFilter returns the paths of listMembers' categories. They arrive
+// split at commas; sent as a JSON array of strings (the form a path holding a
+// comma needs, as in updateMember), the pieces join back into that array.
+func categoryFilter(pieces []string) []string {
+	joined := strings.TrimSpace(strings.Join(pieces, ","))
+	var paths []string
+	if strings.HasPrefix(joined, "[") && json.Unmarshal([]byte(joined), &paths) == nil {
+		return paths
+	}
+	return slices.Clone(pieces)
+}
+
+// holdsAny reports whether one of held is one of want (pathKeys) or below
+// it, compared as the schema compares titles.
 func holdsAny(held, want []string) bool {
 	for _, h := range held {
-		h = strings.ToLower(h)
+		h = pathKey(h)
 		for _, w := range want {
-			w = strings.ToLower(strings.TrimRight(w, "/"))
 			if h == w || strings.HasPrefix(h, w+"/") {
 				return true
 			}

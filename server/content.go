@@ -9,9 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxBatchIDs is the most item ids one moveItems or deleteItems request may name.
-const MaxBatchIDs = 1000
-
 // ItemResult is the outcome for one requested item id.
 type ItemResult struct {
 	ItemID string
@@ -31,12 +28,12 @@ func contentOwner(ctx context.Context, tx Tx, p Principal, username string, priv
 	return u, p.requireOwnerOr(u, privs...)
 }
 
-func checkBatch(ids []string) error {
+func checkBatch(ids []string, maxIDs int) error {
 	if len(ids) == 0 {
 		return Invalid("items: at least one item id is required")
 	}
-	if len(ids) > MaxBatchIDs {
-		return Invalid(fmt.Sprintf("items: %d ids, the maximum is %d", len(ids), MaxBatchIDs))
+	if len(ids) > maxIDs {
+		return Invalid(fmt.Sprintf("items: %d ids, the maximum is %d", len(ids), maxIDs))
 	}
 	// A JSON list can carry a NUL (\u0000) past the transport's text check;
 	// no id holds one, and PostgreSQL cannot look one up.
@@ -57,7 +54,7 @@ func isRoot(folder string) bool { f := strings.TrimSpace(folder); return f == ""
 // exactly one folder and every result agrees with some serial order. An
 // unknown destination fails the whole request and moves nothing.
 func (s *Service) MoveItems(ctx context.Context, p Principal, username string, ids []string, folder string) ([]ItemResult, error) {
-	if err := checkBatch(ids); err != nil {
+	if err := checkBatch(ids, s.gates.Limits.BatchMaxIDs); err != nil {
 		return nil, err
 	}
 	var results []ItemResult
@@ -93,7 +90,7 @@ func (s *Service) MoveItems(ctx context.Context, p Principal, username string, i
 
 // DeleteItems deletes each of the user's items, reporting each id in order.
 func (s *Service) DeleteItems(ctx context.Context, p Principal, username string, ids []string) ([]ItemResult, error) {
-	if err := checkBatch(ids); err != nil {
+	if err := checkBatch(ids, s.gates.Limits.BatchMaxIDs); err != nil {
 		return nil, err
 	}
 	var results []ItemResult
@@ -144,10 +141,12 @@ func judgeItems(ctx context.Context, tx Tx, owner User, ids []string, decide fun
 	return results, accepted, nil
 }
 
-// CreateFolder creates a folder; titles are unique per user, case-insensitive.
+// CreateFolder creates a folder; titles are unique per user by TitleKey
+// (case, spacing and look-alike characters ignored), as the store's index
+// on the same key enforces.
 func (s *Service) CreateFolder(ctx context.Context, p Principal, username, title string) (Folder, error) {
 	title = strings.TrimSpace(title)
-	if title == "" {
+	if TitleKey(title) == "" { // nothing visible
 		return Folder{}, Invalid("title: required")
 	}
 	var out Folder
@@ -160,8 +159,9 @@ func (s *Service) CreateFolder(ctx context.Context, p Principal, username, title
 		if err != nil {
 			return err
 		}
+		key := TitleKey(title)
 		for _, f := range folders {
-			if strings.EqualFold(f.Title, title) {
+			if TitleKey(f.Title) == key {
 				return Invalid(fmt.Sprintf("title: a folder named %s already exists", title))
 			}
 		}

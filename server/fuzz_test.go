@@ -6,7 +6,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
+
+// testLimits are the contract's figures, as the transport reads them.
+var testLimits = Limits{CategoryMaxDepth: 3, CategoryMaxNodes: 200, CategoryMinNodes: 1, CategoryTitleMaxLength: 128}
 
 // schemaFacts are what the schema rules judge, computed without recursion
 // and without the code under test.
@@ -14,7 +21,7 @@ type schemaFacts struct {
 	depth    int  // levels of the deepest node; 0 for no node
 	total    int  // all nodes
 	upTo4    int  // nodes at levels 1 to 4, what measure may count
-	titlesOK bool // every title non-empty, without '/', unique among its siblings ignoring case
+	titlesOK bool // every title non-empty, without '/' or control characters, short enough, unique among its siblings by TitleKey
 }
 
 func factsOf(nodes []CategoryNode) schemaFacts {
@@ -31,11 +38,14 @@ func factsOf(nodes []CategoryNode) schemaFacts {
 		for _, n := range g.nodes {
 			f.total++
 			f.depth = max(f.depth, g.level)
-			if g.level <= MaxCategoryDepth+1 {
+			if g.level <= testLimits.CategoryMaxDepth+1 {
 				f.upTo4++
 			}
-			key := strings.ToLower(n.Title)
-			if strings.TrimSpace(n.Title) == "" || strings.Contains(n.Title, "/") || seen[key] {
+			key := TitleKey(n.Title)
+			title := norm.NFC.String(strings.TrimSpace(n.Title))
+			if title == "" || strings.Contains(norm.NFKC.String(title), "/") ||
+				strings.IndexFunc(title, func(r rune) bool { return unicode.IsControl(r) || r == 0x2028 || r == 0x2029 }) >= 0 ||
+				utf8.RuneCountInString(title) > testLimits.CategoryTitleMaxLength || seen[key] {
 				f.titlesOK = false
 			}
 			seen[key] = true
@@ -73,27 +83,27 @@ func checkSchemaRules(t *testing.T, nodes []CategoryNode) {
 
 	// measure counts nodes down to the first level past the limit and no
 	// further: its count proves it never descended deeper.
-	depth, count := measure(nodes, 1)
-	if want := min(f.depth, MaxCategoryDepth+1); depth != want {
+	depth, count := measure(nodes, 1, testLimits.CategoryMaxDepth)
+	if want := min(f.depth, testLimits.CategoryMaxDepth+1); depth != want {
 		t.Errorf("measure depth = %d, want %d (true depth %d)", depth, want, f.depth)
 	}
 	if count != f.upTo4 {
 		t.Errorf("measure count = %d, want the %d nodes of levels 1-4 (of %d)", count, f.upTo4, f.total)
 	}
 
-	err := checkSchema(nodes)
+	_, err := checkSchema(nodes, &testLimits)
 	var want []string // ORG_1132 details; nil when another outcome is due
 	switch {
 	case f.total == 0:
 		want = []string{"Schema is empty: it must hold at least one category"}
-	case f.depth > MaxCategoryDepth:
-		levels := fmt.Sprintf("%d levels", MaxCategoryDepth+1)
-		if f.depth > MaxCategoryDepth+1 {
-			levels = fmt.Sprintf("more than %d levels", MaxCategoryDepth+1)
+	case f.depth > testLimits.CategoryMaxDepth:
+		levels := fmt.Sprintf("%d levels", testLimits.CategoryMaxDepth+1)
+		if f.depth > testLimits.CategoryMaxDepth+1 {
+			levels = fmt.Sprintf("more than %d levels", testLimits.CategoryMaxDepth+1)
 		}
-		want = []string{fmt.Sprintf("Schema exceeds max tree size: %s, the maximum is %d", levels, MaxCategoryDepth)}
-	case f.total > MaxCategoryNodes:
-		want = []string{fmt.Sprintf("Schema exceeds max tree size: %d categories, the maximum is %d", f.total, MaxCategoryNodes)}
+		want = []string{fmt.Sprintf("Schema exceeds max tree size: %s, the maximum is %d", levels, testLimits.CategoryMaxDepth)}
+	case f.total > testLimits.CategoryMaxNodes:
+		want = []string{fmt.Sprintf("Schema exceeds max tree size: %d categories, the maximum is %d", f.total, testLimits.CategoryMaxNodes)}
 	}
 	e, isErr := AsError(err)
 	switch {
@@ -110,7 +120,7 @@ func checkSchemaRules(t *testing.T, nodes []CategoryNode) {
 			t.Errorf("checkSchema = %v, want the schema accepted (depth %d, %d nodes)", err, f.depth, f.total)
 		}
 	}
-	if err == nil && (f.depth > MaxCategoryDepth || f.total > MaxCategoryNodes || f.total == 0 || !f.titlesOK) {
+	if err == nil && (f.depth > testLimits.CategoryMaxDepth || f.total > testLimits.CategoryMaxNodes || f.total == 0 || !f.titlesOK) {
 		t.Errorf("accepted a schema breaking the rules: %+v", f)
 	}
 }
@@ -126,6 +136,11 @@ func FuzzCategorySchema(f *testing.F) {
 	f.Add([]byte(`[{"title":"A","categories":[]}]`), uint16(1))
 	f.Add([]byte(`null`), uint16(0))
 	f.Add([]byte(`[]`), uint16(10_000))
+	f.Add([]byte(`[{"title":"Caf\u00e9"},{"title":"Cafe\u0301"}]`), uint16(0))
+	f.Add([]byte(`[{"title":"Planning"},{"title":"Plan\u200bning "}]`), uint16(0))
+	f.Add([]byte(`[{"title":"USA"},{"title":"\uff35\uff33\uff21"}]`), uint16(0))
+	f.Add([]byte(`[{"title":"a\tb"},{"title":"a\u0000"},{"title":"N\uff0fS"}]`), uint16(0))
+	f.Add([]byte(`[{"title":"","categories":[{"title":"B"}]}]`), uint16(2))
 	f.Fuzz(func(t *testing.T, doc []byte, extra uint16) {
 		var nodes []CategoryNode
 		if json.Unmarshal(doc, &nodes) != nil {
@@ -142,7 +157,7 @@ func TestSchemaRulesOnDeepTrees(t *testing.T) {
 		t.Run(fmt.Sprint(levels), func(t *testing.T) {
 			nodes := graft(nil, levels)
 			checkSchemaRules(t, nodes)
-			if d, c := measure(nodes, 1); d != 4 || c != 4 {
+			if d, c := measure(nodes, 1, testLimits.CategoryMaxDepth); d != 4 || c != 4 {
 				t.Errorf("measure = %d levels, %d nodes; want 4 and 4", d, c)
 			}
 		})

@@ -50,6 +50,8 @@ type Gates struct {
 	Version      Version
 	Deployment   string
 	Requirements map[string]Requirement
+	// Limits are the contract's figures the rules enforce.
+	Limits Limits
 }
 
 // Check returns "" when path exists on the emulated portal, else the reason.

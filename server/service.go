@@ -25,6 +25,7 @@ type Service struct {
 	// that listings in creation order keep the order things were made.
 	lastCreated atomic.Int64
 	tokens      tokenCache
+	signins     signinThrottle
 }
 
 // Option configures a Service.
@@ -215,27 +216,36 @@ type IssuedToken struct {
 	SSL     bool
 }
 
-// MaxTokenExpiration is the longest validity generateToken grants.
-const MaxTokenExpiration = 14 * 24 * time.Hour
-
-// GenerateToken exchanges a user name and password for a token.
+// GenerateToken exchanges a user name and password for a token. Failed
+// attempts are throttled per user name and per client address (signin.go);
+// an unknown user name costs the same password check as a known one.
 func (s *Service) GenerateToken(ctx context.Context, req TokenRequest) (IssuedToken, error) {
 	exp := req.Expiration
 	if exp <= 0 {
 		exp = time.Hour
 	}
-	exp = min(exp, MaxTokenExpiration)
+	exp = min(exp, s.gates.Limits.TokenMaxExpiration)
+	if refused := s.signins.admit(req.Username, clientAddr(ctx), s.now()); refused != nil {
+		return IssuedToken{}, refused
+	}
 	var out IssuedToken
 	err := s.store.Update(ctx, func(tx Tx) error {
 		u, err := tx.User(ctx, req.Username)
-		if errors.Is(err, ErrNotFound) || (err == nil && !CheckPassword(u.PasswordHash, req.Password)) {
+		if errors.Is(err, ErrNotFound) {
+			CheckPassword(dummyHash(), req.Password)
 			return Invalid(msgInvalidCredential)
 		} else if err != nil {
 			return err
 		}
+		if !CheckPassword(u.PasswordHash, req.Password) {
+			return Invalid(msgInvalidCredential)
+		}
 		out = IssuedToken{Token: randomID(), Expires: s.now().Add(exp).Truncate(time.Millisecond), SSL: req.SSL}
 		return tx.PutToken(ctx, Token{Token: out.Token, Username: u.Username, Expires: out.Expires})
 	})
+	if err == nil {
+		s.signins.succeeded(req.Username)
+	}
 	return out, err
 }
 
@@ -245,12 +255,14 @@ type Page struct{ Start, Num int }
 // DefaultPage is the page when none is asked for.
 var DefaultPage = Page{Start: 1, Num: 10}
 
-// window returns the slice bounds of p over n entries and the next start (-1 at the end).
+// window returns the slice bounds of p over n entries and the next start
+// (-1 at the end). A page of no entries (num=0) asks only for the total: its
+// next start is -1 too, so a client that follows next starts always ends.
 func (p Page) window(n int) (lo, hi, next int) {
 	lo = min(max(p.Start, 1)-1, n)
 	hi = min(lo+max(p.Num, 0), n)
 	next = -1
-	if hi < n {
+	if hi < n && hi > lo {
 		next = hi + 1
 	}
 	return lo, hi, next

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // SettingsUpdate is settings/update's input. Each field holds the JSON
@@ -34,14 +34,15 @@ func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID stri
 	var anon, auth *AccessNotice
 	var banner *Banner
 	var patch map[string]json.RawMessage
+	lim := &s.gates.Limits
 	if u.AnonymousAccessNotice != nil {
-		anon = decodeNotice("anonymousAccessNotice", u.AnonymousAccessNotice, u.ClearEmptyFields, &problems)
+		anon = decodeNotice("anonymousAccessNotice", u.AnonymousAccessNotice, u.ClearEmptyFields, lim, &problems)
 	}
 	if u.AuthenticatedAccessNotice != nil {
-		auth = decodeNotice("authenticatedAccessNotice", u.AuthenticatedAccessNotice, u.ClearEmptyFields, &problems)
+		auth = decodeNotice("authenticatedAccessNotice", u.AuthenticatedAccessNotice, u.ClearEmptyFields, lim, &problems)
 	}
 	if u.InformationalBanner != nil {
-		banner = decodeBanner(u.InformationalBanner, u.ClearEmptyFields, &problems)
+		banner = decodeBanner(u.InformationalBanner, u.ClearEmptyFields, lim, &problems)
 	}
 	if u.PortalConfigProperties != nil {
 		patch = s.checkPortalConfig(u.PortalConfigProperties, &problems)
@@ -72,11 +73,14 @@ func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID stri
 		next, parts := next, parts
 		if u.PortalConfigProperties != nil {
 			// Merged key by key, so the stored properties are read first.
-			cur, err := tx.Settings(ctx, orgID)
+			cur, err := tx.Settings(ctx, orgID, PartPortalConfig)
 			if err != nil {
 				return err
 			}
 			next.PortalConfig, parts = mergePortalConfig(cur.PortalConfig, patch), parts|PartPortalConfig
+			if err := checkStoredConfig(cur.PortalConfig, next.PortalConfig, lim); err != nil {
+				return err
+			}
 		}
 		err = tx.PatchSettings(ctx, orgID, next, parts)
 		if errors.Is(err, ErrNotFound) {
@@ -87,8 +91,8 @@ func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID stri
 }
 
 // Settings returns the settings read. Anonymous callers, and members of
-// another organization, do not see portalConfigProperties; on a deployment
-// without them they are never shown.
+// another organization, do not see portalConfigProperties, which are then
+// not even read; on a deployment without them they are never shown.
 func (s *Service) Settings(ctx context.Context, p Principal, portalID string) (Settings, error) {
 	var out Settings
 	err := s.store.View(ctx, func(tx Tx) error {
@@ -96,14 +100,19 @@ func (s *Service) Settings(ctx context.Context, p Principal, portalID string) (S
 		if err != nil {
 			return err
 		}
-		out, err = tx.Settings(ctx, org.ID)
-		if err != nil {
-			return err
-		}
 		// What anonymous visitors may read, members of other organizations may
 		// too; the configuration properties are for the organization's own.
 		public := p.Anonymous() || p.User.OrgID != org.ID
-		if public || s.gates.Check("portalConfigProperties") != "" {
+		shown := !public && s.gates.Check("portalConfigProperties") == ""
+		parts := AllSettingsParts
+		if !shown {
+			parts &^= PartPortalConfig
+		}
+		out, err = tx.Settings(ctx, org.ID, parts)
+		if err != nil {
+			return err
+		}
+		if !shown {
 			out.PortalConfig = nil
 		} else if out.PortalConfig == nil {
 			out.PortalConfig = map[string]json.RawMessage{}
@@ -134,7 +143,7 @@ func jsonReason(err error) string {
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
-func decodeNotice(field string, raw json.RawMessage, clearEmpty bool, problems *[]string) *AccessNotice {
+func decodeNotice(field string, raw json.RawMessage, clearEmpty bool, lim *Limits, problems *[]string) *AccessNotice {
 	var n AccessNotice
 	if !decodeObject(field, raw, &n, problems) {
 		return nil
@@ -142,16 +151,16 @@ func decodeNotice(field string, raw json.RawMessage, clearEmpty bool, problems *
 	if clearEmpty && n == (AccessNotice{}) {
 		return nil
 	}
-	if n.Buttons != nil && *n.Buttons != "acceptAndDecline" && *n.Buttons != "okOnly" {
-		*problems = append(*problems, fmt.Sprintf(`%s.buttons: %q is not acceptAndDecline or okOnly`, field, *n.Buttons))
+	if n.Buttons != nil && !slices.Contains(lim.NoticeButtons, *n.Buttons) {
+		*problems = append(*problems, fmt.Sprintf(`%s.buttons: %q is not %s`, field, *n.Buttons, strings.Join(lim.NoticeButtons, " or ")))
 	}
 	if n.Enabled != nil && *n.Enabled {
-		requireWhenEnabled(field, "notice", problems, named{"title", n.Title}, named{"text", n.Text}, named{"buttons", n.Buttons})
+		requireWhenEnabled(field, "notice", lim.NoticeRequired, problems, named{"title", n.Title}, named{"text", n.Text}, named{"buttons", n.Buttons})
 	}
 	return &n
 }
 
-func decodeBanner(raw json.RawMessage, clearEmpty bool, problems *[]string) *Banner {
+func decodeBanner(raw json.RawMessage, clearEmpty bool, lim *Limits, problems *[]string) *Banner {
 	const field = "informationalBanner"
 	var b Banner
 	if !decodeObject(field, raw, &b, problems) {
@@ -161,7 +170,7 @@ func decodeBanner(raw json.RawMessage, clearEmpty bool, problems *[]string) *Ban
 		return nil
 	}
 	if b.Enabled != nil && *b.Enabled {
-		requireWhenEnabled(field, "banner", problems, named{"text", b.Text}, named{"bgColor", b.BgColor}, named{"fontColor", b.FontColor})
+		requireWhenEnabled(field, "banner", lim.BannerRequired, problems, named{"text", b.Text}, named{"bgColor", b.BgColor}, named{"fontColor", b.FontColor})
 	}
 	for _, c := range [...]named{{"bgColor", b.BgColor}, {"fontColor", b.FontColor}} {
 		if c.value != nil && *c.value != "" && !validColor(*c.value) {
@@ -177,9 +186,13 @@ type named struct {
 	value *string
 }
 
-// requireWhenEnabled reports each empty field.
-func requireWhenEnabled(field, what string, problems *[]string, fields ...named) {
+// requireWhenEnabled reports each empty field among the required ones (the
+// contract's x-required-when-enabled).
+func requireWhenEnabled(field, what string, required []string, problems *[]string, fields ...named) {
 	for _, f := range fields {
+		if !slices.Contains(required, f.name) {
+			continue
+		}
 		if f.value == nil || strings.TrimSpace(*f.value) == "" {
 			*problems = append(*problems, fmt.Sprintf("%s.%s: required when the %s is enabled", field, f.name, what))
 		}
@@ -188,7 +201,7 @@ func requireWhenEnabled(field, what string, problems *[]string, fields ...named)
 
 // portalConfigRules checks the value of each named advanced configuration
 // property; a nil rule means any JSON scalar or array (unnamed properties).
-var portalConfigRules = map[string]func(json.RawMessage) string{
+var portalConfigRules = map[string]func(json.RawMessage, *Limits) string{
 	"extentService":                   checkURL,
 	"gcsBasemapService":               checkURL,
 	"surveyUrl":                       checkURL,
@@ -239,7 +252,7 @@ func (s *Service) checkPortalConfig(raw json.RawMessage, problems *[]string) map
 		if !named {
 			check = checkScalarOrArray
 		}
-		if reason := check(v); reason != "" {
+		if reason := check(v, &s.gates.Limits); reason != "" {
 			*problems = append(*problems, path+": "+reason)
 			continue
 		}
@@ -248,6 +261,51 @@ func (s *Service) checkPortalConfig(raw json.RawMessage, problems *[]string) map
 		patch[k] = buf.Bytes()
 	}
 	return patch
+}
+
+// checkStoredConfig bounds what portalConfigProperties store: at most
+// PortalConfigMaxKeys keys and PortalConfigMaxBytes bytes of JSON in all. A
+// configuration stored before the bounds may shrink without meeting them.
+func checkStoredConfig(cur, next map[string]json.RawMessage, lim *Limits) error {
+	const field = "portalConfigProperties"
+	if n := len(next); n > lim.PortalConfigMaxKeys && n > len(cur) {
+		return Invalid(fmt.Sprintf("%s: %d properties would be stored, the maximum is %d", field, n, lim.PortalConfigMaxKeys))
+	}
+	if n := configBytes(next); n > lim.PortalConfigMaxBytes && n > configBytes(cur) {
+		return Invalid(fmt.Sprintf("%s: %d bytes of JSON would be stored, the maximum is %d", field, n, lim.PortalConfigMaxBytes))
+	}
+	return nil
+}
+
+// configBytes is the length of the properties as one JSON object.
+func configBytes(m map[string]json.RawMessage) int {
+	n := 2 // {}
+	for k, v := range m {
+		n += jsonStringLen(k) + 1 + len(v) + 1 // "key":value,
+	}
+	if len(m) > 0 {
+		n-- // no comma after the last
+	}
+	return n
+}
+
+// jsonStringLen is the length of s as encoding/json writes it, quotes and
+// escapes included.
+func jsonStringLen(s string) int {
+	n := 2
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t':
+			n += 2
+		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
+			n += 6 // \u00XX
+		case r == utf8.RuneError:
+			n += 6 // \ufffd, for invalid bytes too
+		default:
+			n += utf8.RuneLen(r)
+		}
+	}
+	return n
 }
 
 // mergePortalConfig applies a checked patch key by key: nil removes a key.
@@ -266,7 +324,7 @@ func mergePortalConfig(cur, patch map[string]json.RawMessage) map[string]json.Ra
 	return out
 }
 
-func checkURL(v json.RawMessage) string {
+func checkURL(v json.RawMessage, lim *Limits) string {
 	var s string
 	if json.Unmarshal(v, &s) != nil {
 		return "must be a string holding an absolute http or https URL"
@@ -282,30 +340,34 @@ func validURL(s string) bool {
 	return err == nil && (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) && u.Host != "" && !strings.ContainsAny(s, " \t\r\n")
 }
 
-var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
+// validHost reports whether s is a host name as the contract's httpsDomains
+// items describe one.
+func validHost(s string, lim *Limits) bool {
+	return utf8.RuneCountInString(s) <= lim.HostNameMaxLength && lim.HostName.MatchString(s)
+}
 
-func checkHostName(v json.RawMessage) string {
+func checkHostName(v json.RawMessage, lim *Limits) string {
 	var s string
-	if json.Unmarshal(v, &s) != nil || len(s) > 253 || !hostName.MatchString(s) {
+	if json.Unmarshal(v, &s) != nil || !validHost(s, lim) {
 		return "must be a host name"
 	}
 	return ""
 }
 
-func checkHostList(v json.RawMessage) string {
+func checkHostList(v json.RawMessage, lim *Limits) string {
 	var list []string
 	if json.Unmarshal(v, &list) != nil {
 		return "must be an array of host names"
 	}
 	for i, h := range list {
-		if len(h) > 253 || !hostName.MatchString(h) {
+		if !validHost(h, lim) {
 			return fmt.Sprintf("[%d] %q is not a host name", i, h)
 		}
 	}
 	return ""
 }
 
-func checkPositiveInt(v json.RawMessage) string {
+func checkPositiveInt(v json.RawMessage, lim *Limits) string {
 	var n json.Number
 	dec := json.NewDecoder(bytes.NewReader(v))
 	dec.UseNumber()
@@ -319,7 +381,7 @@ func checkPositiveInt(v json.RawMessage) string {
 	return ""
 }
 
-func checkBool(v json.RawMessage) string {
+func checkBool(v json.RawMessage, lim *Limits) string {
 	var b bool
 	if json.Unmarshal(v, &b) != nil {
 		return "must be true or false"
@@ -327,7 +389,7 @@ func checkBool(v json.RawMessage) string {
 	return ""
 }
 
-func checkString(v json.RawMessage) string {
+func checkString(v json.RawMessage, lim *Limits) string {
 	var s string
 	if json.Unmarshal(v, &s) != nil {
 		return "must be a string"
@@ -335,14 +397,14 @@ func checkString(v json.RawMessage) string {
 	return ""
 }
 
-func checkScalarOrArray(v json.RawMessage) string {
+func checkScalarOrArray(v json.RawMessage, lim *Limits) string {
 	if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '{' {
 		return "must be a JSON scalar or array"
 	}
 	return ""
 }
 
-func checkFooterLinks(v json.RawMessage) string {
+func checkFooterLinks(v json.RawMessage, lim *Limits) string {
 	var links []map[string]json.RawMessage
 	if json.Unmarshal(v, &links) != nil {
 		return "must be an array of {title, url} or {title, email, type} objects"
@@ -373,8 +435,8 @@ func checkFooterLinks(v json.RawMessage) string {
 			if at := strings.IndexByte(e, '@'); at <= 0 || at == len(e)-1 || strings.ContainsAny(e, " \t") {
 				return fmt.Sprintf("[%d].email: %q is not an email address", i, e)
 			}
-			if typ != "contactUs" && typ != "reportAbuse" {
-				return fmt.Sprintf("[%d].type: %q is not contactUs or reportAbuse", i, typ)
+			if !slices.Contains(lim.FooterLinkTypes, typ) {
+				return fmt.Sprintf("[%d].type: %q is not %s", i, typ, strings.Join(lim.FooterLinkTypes, " or "))
 			}
 		default:
 			return fmt.Sprintf("[%d]: needs either url, or email and type", i)

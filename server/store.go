@@ -54,9 +54,10 @@ type Tx interface {
 	Token(ctx context.Context, token string) (Token, error)
 	PutToken(ctx context.Context, t Token) error
 
-	// Settings returns the organization's settings; an organization with none
+	// Settings returns the parts of the organization's settings that parts
+	// names (the others are zero, and not read); an organization with none
 	// stored yields zero Settings and no error.
-	Settings(ctx context.Context, orgID string) (Settings, error)
+	Settings(ctx context.Context, orgID string, parts SettingsParts) (Settings, error)
 	// PatchSettings replaces the parts of the organization's settings that
 	// parts names with those of s and keeps the others, without reading
 	// them: settings/update is the write the portal makes most. It returns

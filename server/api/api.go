@@ -127,6 +127,8 @@ func New(cfg Config) (*API, error) {
 	for id, o := range ops {
 		perOp[id] = []echo.MiddlewareFunc{s.serve(o)}
 	}
+	// Only generateToken needs the client's address (sign-in throttling).
+	perOp["generateToken"] = append([]echo.MiddlewareFunc{withClientAddr}, perOp["generateToken"]...)
 	g := e.Group(base)
 	gen.RegisterHandlersWithOptions(groupRouter{g}, gen.NewStrictHandler(&handlers{svc: s.svc}, []gen.StrictMiddlewareFunc{writeResponse}),
 		gen.RegisterHandlersOptions{OperationMiddlewares: perOp})

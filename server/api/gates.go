@@ -38,7 +38,9 @@ func gatesFromSpec(doc *openapi3.T, v server.Version, deployment string) (server
 			return g, err
 		}
 	}
-	return g, nil
+	limits, err := limitsFromSpec(doc)
+	g.Limits = limits
+	return g, err
 }
 
 func requirement(ext map[string]any) (server.Requirement, bool, error) {

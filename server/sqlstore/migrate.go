@@ -73,7 +73,7 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 			return fmt.Errorf("sqlstore: migration %s: %w", version, err)
 		}
 	}
-	return nil
+	return s.backfillTitleKeys(ctx, conn)
 }
 
 func (s *Store) applyMigration(ctx context.Context, conn *sql.Conn, name, version string) error {

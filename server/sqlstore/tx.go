@@ -289,10 +289,10 @@ func (t *tx) PutToken(ctx context.Context, tk server.Token) error {
 	return nil
 }
 
-func (t *tx) Settings(ctx context.Context, orgID string) (server.Settings, error) {
+func (t *tx) Settings(ctx context.Context, orgID string, parts server.SettingsParts) (server.Settings, error) {
 	var anon, authn, banner, config sql.NullString
-	err := t.queryRow(ctx, `SELECT anonymous_notice, authenticated_notice, banner, portal_config
-		FROM settings WHERE org_id = ?`, orgID).Scan(&anon, &authn, &banner, &config)
+	cols := [...]*sql.NullString{&anon, &authn, &banner, &config}
+	err := t.queryRow(ctx, settingsSelect[parts&server.AllSettingsParts], orgID).Scan(cols[0], cols[1], cols[2], cols[3])
 	if errors.Is(err, sql.ErrNoRows) {
 		return server.Settings{}, nil
 	}
@@ -310,6 +310,24 @@ func (t *tx) Settings(ctx context.Context, orgID string) (server.Settings, error
 	}
 	return s, nil
 }
+
+// settingsSelect holds, for each set of parts, the query reading them. A
+// part not asked for is read as NULL: the anonymous settings read never loads
+// the configuration properties, which may be large.
+var settingsSelect = func() (q [server.AllSettingsParts + 1]string) {
+	for parts := range q {
+		var cols []string
+		for _, c := range settingsColumns {
+			if server.SettingsParts(parts)&c.part != 0 {
+				cols = append(cols, c.name)
+			} else {
+				cols = append(cols, "NULL")
+			}
+		}
+		q[parts] = "SELECT " + strings.Join(cols, ", ") + " FROM settings WHERE org_id = ?"
+	}
+	return q
+}()
 
 // settingsColumns are the settings table's columns after org_id, in order,
 // with the part of server.Settings each holds: value returns it, and whether
@@ -464,10 +482,10 @@ func (t *tx) Folders(ctx context.Context, owner string) ([]server.Folder, error)
 }
 
 func (t *tx) PutFolder(ctx context.Context, f server.Folder) error {
-	_, err := t.exec(ctx, `INSERT INTO folders (id, owner, title, created_ms) VALUES (?, ?, ?, ?)
+	_, err := t.exec(ctx, `INSERT INTO folders (id, owner, title, title_key, created_ms) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, title = excluded.title,
-			created_ms = excluded.created_ms`,
-		f.ID, f.Owner, f.Title, toMS(f.Created))
+			title_key = excluded.title_key, created_ms = excluded.created_ms`,
+		f.ID, f.Owner, f.Title, server.TitleKey(f.Title), toMS(f.Created))
 	if err != nil {
 		return fmt.Errorf("sqlstore: put folder: %w", err)
 	}

@@ -34,6 +34,8 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"PatchSettings", testPatchSettings},
 		{"CategorySchema", testCategorySchema},
 		{"Folders", testFolders},
+		{"FolderTitleKeys", testFolderTitleKeys},
+		{"SettingsParts", testSettingsParts},
 		{"Items", testItems},
 		{"ItemBatches", testItemBatches},
 		{"Times", testTimes},
@@ -293,7 +295,7 @@ func testSettings(t *testing.T, open func(t *testing.T) server.Store) {
 	})
 	settings := func(org string) server.Settings {
 		return must(t, s, func(ctx context.Context, tx server.Tx) (server.Settings, error) {
-			return tx.Settings(ctx, org)
+			return tx.Settings(ctx, org, server.AllSettingsParts)
 		})
 	}
 	put := func(org string, st server.Settings) {
@@ -365,7 +367,7 @@ func testPatchSettings(t *testing.T, open func(t *testing.T) server.Store) {
 	})
 	settings := func(org string) server.Settings {
 		return must(t, s, func(ctx context.Context, tx server.Tx) (server.Settings, error) {
-			return tx.Settings(ctx, org)
+			return tx.Settings(ctx, org, server.AllSettingsParts)
 		})
 	}
 	patch := func(org string, st server.Settings, parts server.SettingsParts) error {
@@ -547,6 +549,59 @@ func testFolders(t *testing.T, open func(t *testing.T) server.Store) {
 	wantEqual(t, "Folders(alice) after DeleteFolder", folders("alice"), []server.Folder{f4, f3, f1})
 	err = s.Update(t.Context(), func(tx server.Tx) error { return tx.DeleteFolder(t.Context(), "alice", "f2") })
 	wantNotFound(t, "DeleteFolder(alice, f2) again", err)
+}
+
+// testFolderTitleKeys: a user's folder titles are unique by server.TitleKey,
+// on every store alike, whatever the database's own case rules.
+func testFolderTitleKeys(t *testing.T, open func(t *testing.T) server.Store) {
+	s := open(t)
+	put := func(f server.Folder) error {
+		return s.Update(t.Context(), func(tx server.Tx) error { return tx.PutFolder(t.Context(), f) })
+	}
+	for i, title := range []string{"i", "\u0130", "Caf\u00e9", "Planning", "USA", "\u00df"} {
+		if err := put(server.Folder{ID: fmt.Sprint("k", i), Owner: "alice", Title: title, Created: ms(int64(i))}); err != nil {
+			t.Fatalf("PutFolder(%q): %v", title, err)
+		}
+	}
+	for _, title := range []string{"I", "Cafe\u0301", "planning", "Plan\u200bning", "\uff35\uff33\uff21", "SS", " usa "} {
+		if err := put(server.Folder{ID: "dup", Owner: "alice", Title: title, Created: ms(100)}); err == nil {
+			t.Errorf("PutFolder(%q) beside a folder whose title reads the same: stored", title)
+		}
+	}
+	if err := put(server.Folder{ID: "b1", Owner: "bob", Title: "CAF\u00c9", Created: ms(1)}); err != nil {
+		t.Errorf("bob's CAF\u00c9 beside alice's Caf\u00e9: %v", err)
+	}
+	// Renaming a folder to a spelling of its own title keeps it unique.
+	if err := put(server.Folder{ID: "k3", Owner: "alice", Title: "PLANNING", Created: ms(3)}); err != nil {
+		t.Errorf("renaming alice's Planning to PLANNING: %v", err)
+	}
+	got := must(t, s, func(ctx context.Context, tx server.Tx) ([]server.Folder, error) { return tx.Folders(ctx, "alice") })
+	if len(got) != 6 || got[3].Title != "PLANNING" {
+		t.Errorf("Folders(alice) = %v, want the 6 folders first stored, k3 renamed", got)
+	}
+}
+
+// testSettingsParts: Settings reads only the parts asked for.
+func testSettingsParts(t *testing.T, open func(t *testing.T) server.Store) {
+	s := open(t)
+	all := server.Settings{
+		AnonymousAccessNotice: &server.AccessNotice{Title: ptr("a")},
+		InformationalBanner:   &server.Banner{Text: ptr("b")},
+		PortalConfig:          map[string]json.RawMessage{"k": json.RawMessage(`1`)},
+	}
+	update(t, s, func(ctx context.Context, tx server.Tx) error {
+		if err := tx.PutOrganization(ctx, server.Organization{ID: "o1", Name: "One"}); err != nil {
+			return err
+		}
+		return tx.PatchSettings(ctx, "o1", all, server.AllSettingsParts)
+	})
+	read := func(parts server.SettingsParts) server.Settings {
+		return must(t, s, func(ctx context.Context, tx server.Tx) (server.Settings, error) { return tx.Settings(ctx, "o1", parts) })
+	}
+	wantEqual(t, "Settings(all parts)", read(server.AllSettingsParts), all)
+	public := read(server.AllSettingsParts &^ server.PartPortalConfig)
+	wantEqual(t, "Settings without the configuration", public, server.Settings{AnonymousAccessNotice: all.AnonymousAccessNotice, InformationalBanner: all.InformationalBanner})
+	wantEqual(t, "Settings(configuration only)", read(server.PartPortalConfig), server.Settings{PortalConfig: all.PortalConfig})
 }
 
 func testItems(t *testing.T, open func(t *testing.T) server.Store) {
@@ -758,7 +813,7 @@ func testReset(t *testing.T, open func(t *testing.T) server.Store) {
 	_, err = get(t, s, func(ctx context.Context, tx server.Tx) (server.Item, error) { return tx.Item(ctx, "i1") })
 	wantNotFound(t, "Item(i1) after Reset", err)
 	if got := must(t, s, func(ctx context.Context, tx server.Tx) (server.Settings, error) {
-		return tx.Settings(ctx, "o1")
+		return tx.Settings(ctx, "o1", server.AllSettingsParts)
 	}); !reflect.DeepEqual(got, server.Settings{}) {
 		t.Errorf("Settings(o1) after Reset = %#v, want zero", got)
 	}

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/orgportal/portal-api/client"
-	"github.com/orgportal/portal-api/internal/portaltest"
+	"github.com/orgportal/portal-api/portaltest"
 )
 
 // The client against the reference server: every operation, its effects
 // read back, and the errors it states.
 func TestAgainstReferenceServer(t *testing.T) {
-	p := portaltest.Start(t)
+	p := portaltest.New(t)
 	ctx := context.Background()
 	admin := mustNew(t, p.URL, client.WithToken(p.AdminToken))
 	member := mustNew(t, p.URL, client.WithCredentials(portaltest.Member, "jsmith-password"))

@@ -10,12 +10,12 @@ import (
 	portalapi "github.com/orgportal/portal-api"
 	"github.com/orgportal/portal-api/conformance"
 	"github.com/orgportal/portal-api/conformance/faults"
-	"github.com/orgportal/portal-api/internal/portaltest"
+	"github.com/orgportal/portal-api/portaltest"
 )
 
 // The reference server conforms.
 func TestConformance(t *testing.T) {
-	p := portaltest.Start(t)
+	p := portaltest.New(t)
 	conformance.Run(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken})
 }
 
@@ -121,7 +121,7 @@ func TestSuiteCatchesBrokenServers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := portaltest.Start(t)
+			p := portaltest.New(t)
 			root, err := url.Parse(p.Root)
 			if err != nil {
 				t.Fatal(err)
@@ -144,7 +144,7 @@ func TestSuiteCatchesBrokenServers(t *testing.T) {
 // administrator on the administrator's own content, and those needing a
 // member without privileges are reported as not run, with the reason.
 func TestWithoutMember(t *testing.T) {
-	p := portaltest.Start(t)
+	p := portaltest.New(t)
 	rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken}, "")
 	for _, name := range []string{"examples/updateSettings/notPermitted", "examples/assignMemberCategorySchema/notPermitted",
 		"examples/deleteMemberCategorySchema/notPermitted", "auth/memberWithoutPrivilege"} {
@@ -185,7 +185,7 @@ func TestWithoutMember(t *testing.T) {
 // With a user name and password, the suite signs in with generateToken,
 // and can replay the generateToken example that needs a password.
 func TestCredentials(t *testing.T) {
-	p := portaltest.Start(t)
+	p := portaltest.New(t)
 	rep := runSuite(t, conformance.Target{BaseURL: p.URL, Username: "admin", Password: "admin-password"}, "examples/generateToken|getMember")
 	wantStatus(t, rep, "examples/generateToken/issued", conformance.Passed)
 	wantStatus(t, rep, "examples/getMember/assigned", conformance.Passed)
@@ -200,7 +200,7 @@ func TestCredentials(t *testing.T) {
 // On a deployment without portalConfigProperties, what needs them is
 // reported as not run, with the target's reason; the rest still runs.
 func TestOtherDeployment(t *testing.T) {
-	p := portaltest.StartWith(t, portaltest.Options{Deployment: "online"})
+	p := portaltest.New(t, portaltest.WithDeployment("online"))
 	rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken},
 		"^(examples|settings|client)$/^(updateSettings|portalConfigPropertiesMerged|roundTrip|settings)$")
 	for _, name := range []string{"examples/updateSettings/portalConfigProperties", "settings/portalConfigPropertiesMerged"} {

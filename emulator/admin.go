@@ -164,6 +164,7 @@ func (s *Server) handleReset(r *http.Request) (any, error) {
 	if err := s.Reset(r.Context()); err != nil {
 		return nil, err
 	}
+	s.opts.Logger.Info("store reset to the seed", "remote", r.RemoteAddr)
 	return map[string]bool{"success": true}, nil
 }
 

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/orgportal/portal-api/conformance/faults"
-	"github.com/orgportal/portal-api/internal/portaltest"
+	"github.com/orgportal/portal-api/portaltest"
 )
 
 // The test binary doubles as the command: with this variable set it runs
@@ -110,7 +110,7 @@ func findCase(s junitSuites, name string) *junitCase {
 const selection = "moveItems|memberCategorySchema|auth"
 
 func TestGoodPortal(t *testing.T) {
-	p := portaltest.Start(t)
+	p := portaltest.New(t)
 	junit := filepath.Join(t.TempDir(), "good.xml")
 	code, out, errOut := command(t, "-base-url", p.URL, "-token", p.AdminToken, "-run", selection, "-junit", junit)
 	if code != 0 {
@@ -137,7 +137,7 @@ func TestGoodPortal(t *testing.T) {
 }
 
 func TestBrokenPortal(t *testing.T) {
-	p := portaltest.Start(t)
+	p := portaltest.New(t)
 	root, err := url.Parse(p.Root)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestLoadEnvironment(t *testing.T) {
 
 // An interrupt stops the run early, and the organization is still restored.
 func TestInterrupt(t *testing.T) {
-	p := portaltest.Start(t)
+	p := portaltest.New(t)
 	get := func(path string) string {
 		req, _ := http.NewRequest("GET", p.URL+path, nil)
 		req.Header.Set("Authorization", "Bearer "+p.AdminToken)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/orgportal/portal-api/emulator"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 	"github.com/orgportal/portal-api/server"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/orgportal/portal-api/conformance"
 	"github.com/orgportal/portal-api/internal/pgtest"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // alternate sends each request to the next of several servers in turn, as a
@@ -54,6 +54,6 @@ func TestConformanceAcrossReplicas(t *testing.T) {
 // The conformance suite passes against the in-process server on PostgreSQL
 // (conformance's own test covers SQLite).
 func TestConformancePostgres(t *testing.T) {
-	p := pt.StartWith(t, pt.Options{DSN: pgtest.DSN(t)})
+	p := pt.New(t, pt.WithDSN(pgtest.DSN(t)))
 	conformance.Run(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken})
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/orgportal/portal-api/client"
 	"github.com/orgportal/portal-api/internal/pgtest"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // crashRounds is how many times each crash test kills portald.

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // hugeBody is what the body tests offer to send: far more than the 1 MiB

@@ -10,7 +10,7 @@ import (
 
 	"github.com/orgportal/portal-api/client"
 	"github.com/orgportal/portal-api/internal/pgtest"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // replicas starts n portald processes at once on one fresh PostgreSQL

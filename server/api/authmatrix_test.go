@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // matrixTable is who may do what, written from api.md ("Who may do what",
@@ -249,12 +249,12 @@ func matrixPortal(t *testing.T, caller string) (*pt.Portal, string) {
 		"contentadmin": pt.ContentAdminToken, "viewer": pt.ViewerToken, "otheradmin": pt.OtherAdminToken,
 	}
 	if caller != "expired" {
-		return pt.Start(t), tokens[caller]
+		return pt.New(t), tokens[caller]
 	}
 	// An administrator's token from generateToken, valid for one minute,
 	// then the clock moves past its end.
 	clk := &testClock{now: time.Now()}
-	p := pt.StartWith(t, pt.Options{Now: clk.Now})
+	p := pt.New(t, pt.WithClock(clk.Now))
 	a := ok(t, post(t, p, "/generateToken", "", form("username", "admin", "password", "admin-password", "expiration", "1")))
 	tok := a.body["token"].(string)
 	ok(t, get(t, p, hSchema, tok, nil)) // valid before it expires

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 	"github.com/orgportal/portal-api/server"
 )
 
@@ -36,7 +36,7 @@ func assign(t *testing.T, p *pt.Portal, token string, nodes any) answer {
 }
 
 func TestCategorySchemaLimits(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	ok(t, assign(t, p, pt.AdminToken, chain(3)))
 	got := ok(t, get(t, p, schemaPath+"/memberCategorySchema", pt.MemberToken, nil))
 	if js(got.body) != `{"memberCategorySchema":[{"categories":[{"categories":[{"title":"L3"}],"title":"L2"}],"title":"L1"}]}` {
@@ -73,7 +73,7 @@ func TestCategorySchemaLimits(t *testing.T) {
 }
 
 func TestCategoryTitles(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	dup := []server.CategoryNode{{Title: "Department", Categories: []server.CategoryNode{{Title: "Planning"}, {Title: "planning"}}}}
 	fails(t, assign(t, p, pt.AdminToken, dup), 400, "/Department/planning: title repeats a sibling's title")
 	fails(t, assign(t, p, pt.AdminToken, []server.CategoryNode{{Title: "a/b"}}), 400, "title")
@@ -84,7 +84,7 @@ func TestCategoryTitles(t *testing.T) {
 }
 
 func TestCategoryAuth(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	for _, c := range []struct {
 		token string
 		code  int
@@ -101,7 +101,7 @@ func TestCategoryAuth(t *testing.T) {
 }
 
 func TestMemberCategories(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	schema := []server.CategoryNode{
 		{Title: "Office", Categories: []server.CategoryNode{{Title: "USA", Categories: []server.CategoryNode{{Title: "Maine"}}}, {Title: "Canada"}}},
 		{Title: "Dept", Categories: []server.CategoryNode{{Title: "Planning"}}},
@@ -164,7 +164,7 @@ func TestMemberCategories(t *testing.T) {
 
 // A tree too deep for the JSON parser is still the limit's ORG_1132.
 func TestCategorySchemaDeeperThanJSONAllows(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	deep := strings.Repeat(`{"title":"x","categories":[`, 6000) + `{"title":"y"}` + strings.Repeat(`]}`, 6000)
 	fails(t, post(t, p, schemaPath+"/assignMemberCategorySchema", pt.AdminToken, form("memberCategorySchema", `{"memberCategorySchema":[`+deep+`]}`)),
 		400, "ORG_1132", "more than 4 levels, the maximum is 3")

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 const movePath = "/content/users/" + pt.Member + "/moveItems"
@@ -47,7 +47,7 @@ func folderOf(t *testing.T, p *pt.Portal, item string) string {
 }
 
 func TestMoveItems(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	// One moved, one already there, one unknown, in request order.
 	got := results(t, move(t, p, pt.MemberToken, pt.RoadsItem+","+pt.ParcelsItem+",nope", pt.ProjectsFolder))
 	if want := pt.RoadsItem + ":ok " + pt.ParcelsItem + ":500 nope:400"; got != want {
@@ -85,7 +85,7 @@ func TestMoveItems(t *testing.T) {
 }
 
 func TestMoveItemsWholeRequestFailures(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	before := dump(t, p)
 	fails(t, move(t, p, pt.MemberToken, pt.RoadsItem, "ffffffffffffffffffffffffffffffff"), 400, "folder: ffffffffffffffffffffffffffffffff is not a folder of jsmith", "Unable to move items.")
 	fails(t, move(t, p, pt.MemberToken, pt.RoadsItem, "0c0c0c0c0c0c4c0c8c0c0c0c0c0c0c0c"), 400, "is not a folder of jsmith")
@@ -113,7 +113,7 @@ func TestMoveItemsWholeRequestFailures(t *testing.T) {
 }
 
 func TestFoldersAndItems(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	user := "/content/users/" + pt.Member
 	f := ok(t, post(t, p, user+"/createFolder", pt.MemberToken, form("title", "Field Work")))
 	folder := f.body["folder"].(map[string]any)
@@ -163,7 +163,7 @@ func TestFoldersAndItems(t *testing.T) {
 }
 
 func TestGenerateToken(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	a := ok(t, post(t, p, "/generateToken", "", form("username", "jsmith", "password", "jsmith-password", "expiration", "5")))
 	tok := a.body["token"].(string)
 	if a.body["expires"].(float64) <= 0 || a.body["ssl"] != false {
@@ -179,7 +179,7 @@ func TestGenerateToken(t *testing.T) {
 // within one millisecond.
 func TestListingsKeepCreationOrder(t *testing.T) {
 	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := pt.StartWith(t, pt.Options{Now: func() time.Time { return frozen }})
+	p := pt.New(t, pt.WithClock(func() time.Time { return frozen }))
 	user := "/content/users/" + pt.Member
 	var want []string
 	for i := range 8 {
@@ -205,7 +205,7 @@ func TestTokenExpiryAndResetDespiteCache(t *testing.T) {
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	p := pt.StartWith(t, pt.Options{Now: clock})
+	p := pt.New(t, pt.WithClock(clock))
 	tok := ok(t, post(t, p, "/generateToken", "", form("username", "jsmith", "password", "jsmith-password", "expiration", "1"))).body["token"].(string)
 	advance(55 * time.Second)
 	ok(t, get(t, p, "/content/users/jsmith", tok, nil)) // cached now, 5 s before expiry

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/orgportal/portal-api/emulator"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 	"github.com/orgportal/portal-api/server"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // answer is a decoded response with its raw text and HTTP status.

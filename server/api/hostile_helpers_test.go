@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/orgportal/portal-api/internal/pgtest"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // hostileCase is one malformed or hostile request and the answer it must get.
@@ -166,5 +166,5 @@ func checkAllItemsFail(t *testing.T, c hostileCase, a answer) {
 // registered first, so it runs after the server's.
 func postgresPortal(t *testing.T) *pt.Portal {
 	t.Helper()
-	return pt.StartWith(t, pt.Options{DSN: pgtest.DSN(t)})
+	return pt.New(t, pt.WithDSN(pgtest.DSN(t)))
 }

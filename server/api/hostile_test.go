@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	portalapi "github.com/orgportal/portal-api"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // Paths of the operations the catalog aims at.
@@ -496,7 +496,7 @@ func hostileCatalog() []hostileCase {
 func TestHostileRequests(t *testing.T) {
 	catalog := hostileCatalog()
 	checkCatalogCoverage(t, catalog)
-	t.Run("sqlite", func(t *testing.T) { runHostile(t, pt.Start(t), catalog) })
+	t.Run("sqlite", func(t *testing.T) { runHostile(t, pt.New(t), catalog) })
 	// PostgreSQL refuses text SQLite takes (NUL, invalid UTF-8): the same
 	// catalog must get the same answers there.
 	t.Run("postgres", func(t *testing.T) { runHostile(t, postgresPortal(t), catalog) })

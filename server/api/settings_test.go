@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 const settingsPath = "/portals/" + pt.OrgID + "/settings"
 
 func TestSettingsRoundTrip(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	banner := `{"text":"Read-only","bgColor":"grey","fontColor":"#FFFFFF","enabled":true}`
 	notice := `{"title":"T","text":"Accept?","buttons":"okOnly","enabled":true}`
 	ok(t, post(t, p, settingsPath+"/update", pt.AdminToken, form("informationalBanner", banner, "authenticatedAccessNotice", notice)))
@@ -41,7 +41,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 }
 
 func TestPortalConfigMerge(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	ok(t, post(t, p, settingsPath+"/update", pt.AdminToken, form("portalConfigProperties",
 		`{"tokenExpiration":120,"httpsDomains":["example.org"],"someUnnamedFlag":true,"appList":"a,b"}`)))
 	ok(t, post(t, p, settingsPath+"/update", pt.AdminToken, form("portalConfigProperties",
@@ -62,7 +62,7 @@ func TestPortalConfigMerge(t *testing.T) {
 }
 
 func TestSettingsRejectsBadValues(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	cases := []struct {
 		name, field, value, detail string
 	}{
@@ -108,7 +108,7 @@ func TestSettingsRejectsBadValues(t *testing.T) {
 }
 
 func TestSettingsAcceptsColorForms(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	for _, c := range []string{"#abc", "#ABCD", "#a1b2c3", "#a1b2c3d4", "NAVY", "rebeccapurple", "transparent"} {
 		ok(t, post(t, p, settingsPath+"/update", pt.AdminToken, form("informationalBanner",
 			fmt.Sprintf(`{"text":"x","bgColor":%q,"fontColor":"white","enabled":true}`, c))))
@@ -133,7 +133,7 @@ func TestVersionAndDeploymentGates(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.version+"-"+c.deployment+"-"+c.props, func(t *testing.T) {
-			p := pt.StartWith(t, pt.Options{Version: c.version, Deployment: c.deployment})
+			p := pt.New(t, pt.WithVersion(c.version), pt.WithDeployment(c.deployment))
 			a := post(t, p, settingsPath+"/update", pt.AdminToken, form("portalConfigProperties", c.props))
 			if c.wantDetail == "" {
 				ok(t, a)
@@ -143,14 +143,14 @@ func TestVersionAndDeploymentGates(t *testing.T) {
 		})
 	}
 	t.Run("notices work on online", func(t *testing.T) {
-		p := pt.StartWith(t, pt.Options{Deployment: "online"})
+		p := pt.New(t, pt.WithDeployment("online"))
 		ok(t, post(t, p, settingsPath+"/update", pt.AdminToken, form("informationalBanner", `{"enabled":false}`)))
 		if got := ok(t, get(t, p, settingsPath, pt.AdminToken, nil)); got.body["portalConfigProperties"] != nil {
 			t.Errorf("online read shows portalConfigProperties: %s", got.raw)
 		}
 	})
 	t.Run("settings/update does not exist before 10.8", func(t *testing.T) {
-		p := pt.StartWith(t, pt.Options{Version: "10.7"})
+		p := pt.New(t, pt.WithVersion("10.7"))
 		a := post(t, p, settingsPath+"/update", pt.AdminToken, form("informationalBanner", `{"enabled":false}`))
 		if a.status != 404 || a.errCode() != 404 {
 			t.Errorf("got %d %s", a.status, a.raw)
@@ -160,7 +160,7 @@ func TestVersionAndDeploymentGates(t *testing.T) {
 }
 
 func TestSettingsAuth(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	f := func() map[string][]string { return form("informationalBanner", `{"enabled":false}`) }
 	for _, c := range []struct {
 		token string
@@ -183,7 +183,7 @@ func TestSettingsAuth(t *testing.T) {
 }
 
 func TestEmptyPortalConfigReadsAsObject(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	a := ok(t, get(t, p, settingsPath, pt.AdminToken, nil))
 	if js(a.body["portalConfigProperties"]) != `{}` {
 		t.Errorf("members read portalConfigProperties as %s, want {}", a.raw)
@@ -195,7 +195,7 @@ func TestEmptyPortalConfigReadsAsObject(t *testing.T) {
 // replica, while the token is still cached), the update says so and stores
 // nothing.
 func TestSettingsUpdateOfAnOrganizationGone(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	ok(t, get(t, p, "/portals/self/settings", pt.AdminToken, nil)) // the token is now cached
 	if err := p.Store.Reset(t.Context()); err != nil {
 		t.Fatal(err)

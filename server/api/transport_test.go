@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/orgportal/portal-api/docs"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 func dump(t *testing.T, p *pt.Portal) string {
@@ -23,7 +23,7 @@ func dump(t *testing.T, p *pt.Portal) string {
 }
 
 func TestPrettyJSON(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	a := post(t, p, settingsPath+"/update", pt.AdminToken, form("informationalBanner", `{"enabled":false}`, "f", "pjson"))
 	if a.raw != "{\n  \"success\": true\n}\n" {
 		t.Errorf("pjson answer = %q", a.raw)
@@ -42,7 +42,7 @@ func TestPrettyJSON(t *testing.T) {
 }
 
 func TestTransportErrors(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	// Unknown path and method: a real 404 with the envelope.
 	for _, req := range []*http.Request{
 		mustReq(http.MethodGet, p.URL+"/no/such/thing", ""),
@@ -72,7 +72,7 @@ func TestTransportErrors(t *testing.T) {
 }
 
 func TestParametersAndTokens(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	// Query parameters of a POST are merged; the body wins.
 	req := mustReq(http.MethodPost, p.URL+movePath+"?folder=ffff&items=x&token="+pt.MemberToken, "items="+pt.RoadsItem+"&folder=/")
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -99,7 +99,7 @@ func TestParametersAndTokens(t *testing.T) {
 }
 
 func TestContextSegment(t *testing.T) {
-	p := pt.StartWith(t, pt.Options{Context: "/portal"})
+	p := pt.New(t, pt.WithContext("/portal"))
 	if !strings.HasSuffix(p.URL, "/portal/sharing/rest") {
 		t.Fatalf("URL %s", p.URL)
 	}
@@ -112,13 +112,13 @@ func TestContextSegment(t *testing.T) {
 
 func TestDataSurvivesRestart(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "portal.db")
-	p := pt.StartWith(t, pt.Options{DSN: file})
+	p := pt.New(t, pt.WithDSN(file))
 	ok(t, move(t, p, pt.MemberToken, pt.RoadsItem, pt.ArchiveFolder))
 	ok(t, post(t, p, settingsPath+"/update", pt.AdminToken, form("informationalBanner", `{"text":"kept","enabled":false}`)))
 	if err := p.Store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	q := pt.StartWith(t, pt.Options{DSN: file})
+	q := pt.New(t, pt.WithDSN(file))
 	if folderOf(t, q, pt.RoadsItem) != pt.ArchiveFolder {
 		t.Error("the move was lost")
 	}
@@ -128,7 +128,7 @@ func TestDataSurvivesRestart(t *testing.T) {
 }
 
 func TestSideRoutes(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	resp, err := http.Get(p.Root + "/health")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("health: %v %v", err, resp)
@@ -166,7 +166,7 @@ func mustReq(method, url, body string) *http.Request {
 // A generator that ignores encoding explodes objects and lists; the server
 // says so instead of ignoring the fields.
 func TestExplodedFieldsAreRefused(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	before := dump(t, p)
 	fails(t, post(t, p, settingsPath+"/update", pt.AdminToken, form("informationalBanner[text]", "x", "informationalBanner[enabled]", "false")),
 		400, "send informationalBanner as one form field")
@@ -179,7 +179,7 @@ func TestExplodedFieldsAreRefused(t *testing.T) {
 }
 
 func TestContentTypes(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	send := func(path, ct, body string) answer {
 		req := mustReq(http.MethodPost, p.URL+path+"?token="+pt.MemberToken, body)
 		if ct != "" {

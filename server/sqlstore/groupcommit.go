@@ -6,9 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -20,9 +20,9 @@ const maxGroup = 64
 // errClosed answers an Update made, or still waiting, once Close is called.
 var errClosed = errors.New("sqlstore: store closed")
 
-// ErrNestedUpdate answers an Update made inside another Update's fn: the
-// inner one would wait for the outer one's group to end, and that group
-// waits for fn to return.
+// ErrNestedUpdate answers an Update made inside another Update's fn, with
+// fn's context, on SQLite: the inner one would wait for the outer one's
+// group to end, and that group waits for fn to return.
 var ErrNestedUpdate = errors.New("sqlstore: Update called inside another Update's fn")
 
 // savepoint names the savepoint of the running job; jobs run one at a time
@@ -241,8 +241,8 @@ type knobs struct {
 //     on with the group.
 //   - A job whose ctx is done before its turn is answered ctx.Err() without
 //     running; once it runs, its caller waits for the real outcome.
-//   - An Update made by fn itself would wait forever for its own group: it
-//     is answered ErrNestedUpdate.
+//   - An Update made by fn itself, with fn's context, would wait for ever
+//     for its own group: it is answered ErrNestedUpdate (see nested).
 //
 // On ":memory:" the pool's one connection is held for a group at a time, so
 // Views run between groups.
@@ -252,13 +252,13 @@ type committer struct {
 	q     *jobQueue
 	done  chan struct{} // closed when the committer has stopped
 
-	// g is the open group and gid the id of the goroutine running loop,
-	// touched only by that goroutine.
-	g   group
-	gid uint64
-	// inFn is the id of the goroutine running a job's fn, 0 between fns:
-	// an Update made on that goroutine is nested in the fn.
-	inFn atomic.Uint64
+	// g is the open group, touched only by the goroutine running loop.
+	g group
+	// gid is the id of the goroutine running loop, and running the job
+	// whose fn it is running (nil between fns): an Update made on that
+	// goroutine is nested in that fn.
+	gid     atomic.Uint64
+	running atomic.Pointer[job]
 
 	knobs *knobs // nil outside tests
 }
@@ -299,9 +299,7 @@ func (c *committer) do(ctx context.Context, fn func(t *tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// Only while a fn runs can this be a nested call; the goroutine id is
-	// read only then.
-	if id := c.inFn.Load(); id != 0 && id == goroutineID() {
+	if c.nested(ctx) {
 		return ErrNestedUpdate
 	}
 	j := &job{ctx: ctx, fn: fn, done: make(chan struct{})}
@@ -326,17 +324,38 @@ func (c *committer) do(ctx context.Context, fn func(t *tx) error) error {
 	return j.res.err
 }
 
+// nested reports whether an Update with ctx is made by the fn running now,
+// on the committer's goroutine. Reading the goroutine id costs a stack
+// trace (microseconds, more with a deep stack), so it is read only for an
+// Update with the running fn's own context: how rules call each other, and
+// rare otherwise, since each request has a context of its own. A nested
+// Update with another context (one derived from fn's) is not recognized
+// and waits for ever, as it always did.
+func (c *committer) nested(ctx context.Context) bool {
+	r := c.running.Load()
+	return r != nil && sameContext(ctx, r.ctx) && goroutineID() == c.gid.Load()
+}
+
+// sameContext reports whether a and b are one context value; false when
+// their type cannot be compared (== would panic).
+func sameContext(a, b context.Context) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && va.Equal(vb)
+}
+
 // goroutineID is the id of the calling goroutine, read from the first line
 // of its stack ("goroutine 42 [running]:"), which the runtime exposes
 // nowhere else.
 func goroutineID() uint64 {
 	var buf [32]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
+	b := bytes.TrimPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
+	var id uint64
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			break
+		}
+		id = id*10 + uint64(d-'0')
 	}
-	id, _ := strconv.ParseUint(string(b), 10, 64)
 	return id
 }
 
@@ -350,7 +369,7 @@ func (c *committer) close() {
 // loop runs groups until the committer is closed. It is also how a group
 // carries on in a new goroutine after a job's fn called runtime.Goexit.
 func (c *committer) loop() {
-	c.gid = goroutineID()
+	c.gid.Store(goroutineID())
 	for {
 		if c.g.tx == nil {
 			first := c.q.next()
@@ -437,9 +456,9 @@ func (c *committer) run(j *job) {
 		return
 	}
 	returned := false
-	c.inFn.Store(c.gid)
+	c.running.Store(j)
 	defer func() {
-		c.inFn.Store(0)
+		c.running.Store(nil)
 		if returned {
 			return
 		}

@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	portalapi "github.com/orgportal/portal-api"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // Every read answers a POST with its parameters in a form body exactly as it
 // answers the GET with them in the query, as the portal does.
 func TestReadsAnswerPost(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	doc, err := portalapi.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestReadsAnswerPost(t *testing.T) {
 
 // A multipart/form-data body carries the same fields as the URL-encoded form.
 func TestMultipartForm(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	send := func(path string, fields ...string) answer {
 		t.Helper()
 		var b bytes.Buffer
@@ -112,7 +112,7 @@ func TestMultipartForm(t *testing.T) {
 // An optional parameter sent empty is taken as not sent, as generators that
 // send every field do; a required one sent empty is still refused.
 func TestEmptyOptionalParameters(t *testing.T) {
-	p := pt.Start(t)
+	p := pt.New(t)
 	want := ok(t, get(t, p, hContent, pt.MemberToken, nil))
 	if a := ok(t, get(t, p, hContent, pt.MemberToken, form("start", "", "num", "", "f", ""))); a.raw != want.raw {
 		t.Errorf("empty start, num and f: %s, want %s", a.raw, want.raw)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	pt "github.com/orgportal/portal-api/internal/portaltest"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // hostileRulesCatalog is what the rules refuse that the transport lets
@@ -61,13 +61,13 @@ func hostileRulesCatalog() []hostileCase {
 // every answer and that the store is unchanged.
 func TestHostileRules(t *testing.T) {
 	catalog := hostileRulesCatalog()
-	t.Run("sqlite", func(t *testing.T) { runHostile(t, pt.Start(t), catalog) })
+	t.Run("sqlite", func(t *testing.T) { runHostile(t, pt.New(t), catalog) })
 	t.Run("postgres", func(t *testing.T) { runHostile(t, postgresPortal(t), catalog) })
 }
 
 // onEveryStore runs fn on a fresh server on SQLite and one on PostgreSQL.
 func onEveryStore(t *testing.T, fn func(t *testing.T, p *pt.Portal)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, pt.Start(t)) })
+	t.Run("sqlite", func(t *testing.T) { fn(t, pt.New(t)) })
 	t.Run("postgres", func(t *testing.T) { fn(t, postgresPortal(t)) })
 }
 
@@ -231,7 +231,7 @@ func (c *clock) add(d time.Duration) {
 // 50 failures from one address, every sign-in from it is.
 func TestSigninThrottle(t *testing.T) {
 	c := &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	p := pt.StartWith(t, pt.Options{Now: c.Now})
+	p := pt.New(t, pt.WithClock(c.Now))
 	signin := func(user, password string) answer {
 		return post(t, p, "/generateToken", "", form("username", user, "password", password))
 	}

@@ -9,18 +9,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/orgportal/portal-api/internal/pgtest"
-	pt "github.com/orgportal/portal-api/internal/portaltest"
-	"github.com/orgportal/portal-api/server"
-	"github.com/orgportal/portal-api/server/api"
-	"github.com/orgportal/portal-api/server/seed"
-	"github.com/orgportal/portal-api/server/sqlstore"
+	pt "github.com/orgportal/portal-api/portaltest"
 )
 
 // hostileTransportCatalog is what the transport must refuse by name: values
@@ -93,7 +88,7 @@ func TestHostileTransport(t *testing.T) {
 			t.Fatalf("%s: every case aims at an operation and wants an envelope", c.name)
 		}
 	}
-	t.Run("sqlite", func(t *testing.T) { runHostile(t, pt.Start(t), catalog) })
+	t.Run("sqlite", func(t *testing.T) { runHostile(t, pt.New(t), catalog) })
 	t.Run("postgres", func(t *testing.T) { runHostile(t, postgresPortal(t), catalog) })
 }
 
@@ -121,25 +116,10 @@ func (l *logged) list() []string {
 
 // loggingPortal serves the API on dsn with the demo seed, its ERROR log
 // collected.
-func loggingPortal(t *testing.T, dsn string) (*httptest.Server, *logged) {
+func loggingPortal(t *testing.T, dsn string) (*pt.Portal, *logged) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	if err := st.Update(ctx, func(tx server.Tx) error { return seed.Demo().Apply(ctx, tx, time.Now()) }); err != nil {
-		t.Fatal(err)
-	}
 	l := &logged{}
-	h, err := api.New(api.Config{Store: st, Logger: slog.New(l)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv, l
+	return pt.New(t, pt.WithDSN(dsn), pt.WithLogger(slog.New(l))), l
 }
 
 // rawExchange writes req on a fresh connection and returns the status line
@@ -183,7 +163,7 @@ func TestBodyFramingFaults(t *testing.T) {
 	}{{"sqlite", func(*testing.T) string { return ":memory:" }}, {"postgres", func(t *testing.T) string { return pgtest.DSN(t) }}} {
 		t.Run(st.name, func(t *testing.T) {
 			srv, l := loggingPortal(t, st.dsn(t))
-			addr := strings.TrimPrefix(srv.URL, "http://")
+			addr := strings.TrimPrefix(srv.Root, "http://")
 			path := "/sharing/rest/portals/" + pt.OrgID + "/settings/update"
 			head := "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + pt.AdminToken +
 				"\r\nContent-Type: application/x-www-form-urlencoded\r\n"
@@ -198,7 +178,7 @@ func TestBodyFramingFaults(t *testing.T) {
 			// And the same without a length.
 			rawExchange(t, addr, head+"Transfer-Encoding: chunked\r\n\r\n20\r\nf=json&informa", true)
 			// The server is still well: a valid update goes through.
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(enc("informationalBanner", `{"text":"ok"}`)))
+			req, _ := http.NewRequest(http.MethodPost, srv.Root+path, strings.NewReader(enc("informationalBanner", `{"text":"ok"}`)))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("Authorization", "Bearer "+pt.AdminToken)
 			resp, err := http.DefaultClient.Do(req)

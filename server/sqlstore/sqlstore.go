@@ -8,10 +8,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
-	"database/sql/driver"
 	"math/rand/v2"
 	"net"
 	"reflect"

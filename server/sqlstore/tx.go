@@ -32,8 +32,8 @@ type tx struct {
 	// lock makes the reads that decide a write lock what they read until
 	// the transaction ends (PostgreSQL read-write transactions, which run at
 	// READ COMMITTED); see server.Tx for which and in what order.
-	lock bool
-	stmts    *stmtCache // nil: queries are prepared each time
+	lock  bool
+	stmts *stmtCache // nil: queries are prepared each time
 	// bound holds the cached statements bound to tx, for a transaction that
 	// runs many (a committer group); nil binds them anew each time.
 	bound map[*sql.Stmt]*sql.Stmt

@@ -25,6 +25,9 @@ type Service struct {
 	// that listings in creation order keep the order things were made.
 	lastCreated atomic.Int64
 	tokens      tokenCache
+	// watch, when the store is shared (TokenWatch), empties tokens when a
+	// token is removed through any process; nil for a store of one process.
+	watch TokenWatch
 }
 
 // Option configures a Service.
@@ -42,6 +45,10 @@ func NewService(store Store, gates Gates, opts ...Option) *Service {
 	s := &Service{store: store, gates: gates, now: time.Now, newID: randomID}
 	for _, o := range opts {
 		o(s)
+	}
+	if w, ok := store.(TokenWatch); ok {
+		s.watch = w
+		w.WatchTokens(s.tokens.clear)
 	}
 	return s
 }
@@ -106,16 +113,20 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		// Never issued, and not a key every store can look up.
 		return Principal{}, clone(ErrInvalidToken)
 	}
-	if c, hit := s.tokens.get(token, s.now()); hit {
+	// A shared store's removals are received only while watched: until
+	// then every request reads its token.
+	cached := s.watch == nil || s.watch.TokensWatched()
+	if c, hit := s.tokens.get(token, s.now()); hit && cached {
 		if !c.expires.IsZero() && !s.now().Before(c.expires) {
 			return Principal{}, clone(ErrInvalidToken)
 		}
 		return c.principal, nil
 	}
+	gen := s.tokens.generation()
 	var p Principal
 	var expires time.Time
 	err := s.store.View(ctx, func(tx Tx) error {
-		t, err := tx.Token(ctx, token)
+		t, found, err := tx.Principal(ctx, token)
 		if errors.Is(err, ErrNotFound) {
 			return clone(ErrInvalidToken)
 		} else if err != nil {
@@ -124,26 +135,15 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		if !t.Expires.IsZero() && !s.now().Before(t.Expires) {
 			return clone(ErrInvalidToken)
 		}
-		u, err := tx.User(ctx, t.Username)
-		if errors.Is(err, ErrNotFound) {
-			return clone(ErrInvalidToken)
-		} else if err != nil {
-			return err
-		}
-		p.User, expires = u, t.Expires
-		switch u.Role {
+		p, expires = found, t.Expires
+		switch p.User.Role {
 		case RoleAdmin, RolePublisher, RoleUser:
-		default:
-			r, err := tx.Role(ctx, u.OrgID, u.Role)
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				return err
-			}
-			p.Privileges = r.Privileges
+			p.Privileges = nil // a custom role cannot take a built-in's name
 		}
 		return nil
 	})
-	if err == nil {
-		s.tokens.put(token, cachedToken{principal: p, expires: expires}, s.now())
+	if err == nil && cached {
+		s.tokens.put(token, cachedToken{principal: p, expires: expires}, s.now(), gen)
 	}
 	return p, err
 }
@@ -153,8 +153,9 @@ func (s *Service) ForgetTokens() { s.tokens.clear() }
 
 // tokenCacheTTL is how long a token's principal is reused without a store
 // read. Nothing in the API changes a user's role or a role's privileges, and
-// a token's own expiry is still checked on every use; what the TTL bounds is
-// how long a token survives a store reset made through another replica.
+// a token's own expiry is still checked on every use; a token removed (by a
+// reset) through any process is forgotten at once (TokenWatch). The TTL
+// bounds what a cache of a store changed behind the API's back may keep.
 const tokenCacheTTL = 10 * time.Second
 
 // tokenCacheMax bounds the cache; past it, the cache starts again empty.
@@ -172,6 +173,15 @@ type cachedToken struct {
 type tokenCache struct {
 	mu sync.Mutex
 	m  map[string]cachedToken
+	// gen counts the clears: a principal read before a clear is not kept
+	// after it, for its token may be one the clear was for.
+	gen uint64
+}
+
+func (c *tokenCache) generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
 }
 
 func (c *tokenCache) get(token string, now time.Time) (cachedToken, bool) {
@@ -185,9 +195,12 @@ func (c *tokenCache) get(token string, now time.Time) (cachedToken, bool) {
 	return e, ok
 }
 
-func (c *tokenCache) put(token string, e cachedToken, now time.Time) {
+func (c *tokenCache) put(token string, e cachedToken, now time.Time, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if c.m == nil || len(c.m) >= tokenCacheMax {
 		c.m = make(map[string]cachedToken)
 	}
@@ -199,6 +212,7 @@ func (c *tokenCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m = nil
+	c.gen++
 }
 
 // TokenRequest is generateToken's input.

@@ -51,6 +51,11 @@ type Store struct {
 	file *fileIdentity
 	// commitFault, set by tests, stands for a commit the disk refused.
 	commitFault func() error
+	// dsn, watch, stopWatch and watchDone serve WatchTokens (PostgreSQL).
+	dsn       string
+	watch     watcher
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
 }
 
 // Open opens the store named by dsn and applies any pending migration.
@@ -77,7 +82,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// backends per core.
 		db.SetMaxOpenConns(pgConns())
 		db.SetMaxIdleConns(pgConns())
-		s = &Store{db: db, d: postgres}
+		s = &Store{db: db, d: postgres, dsn: dsn}
 	case dsn == ":memory:":
 		db, err := sql.Open("sqlite", ":memory:?"+sqlitePragmas)
 		if err != nil {
@@ -191,6 +196,10 @@ func (s *Store) View(ctx context.Context, fn func(tx server.Tx) error) error {
 // Close implements server.Store. Updates still waiting get an error; the
 // group of Updates under way, if any, ends first.
 func (s *Store) Close() error {
+	if s.stopWatch != nil {
+		s.stopWatch()
+		<-s.watchDone
+	}
 	if s.gc != nil {
 		s.gc.close()
 	}
@@ -222,8 +231,10 @@ func dataTableNames() string {
 }
 
 // Reset implements server.Store: it deletes every row and keeps the schema.
+// On PostgreSQL it returns once every process watching the store's tokens
+// (WatchTokens) has forgotten them.
 func (s *Store) Reset(ctx context.Context) error {
-	return s.run(ctx, false, 0, func(t *tx) error {
+	del := func(t *tx) error {
 		if t.d == postgres {
 			// Every transaction reading or writing these tables holds a lock
 			// that this one waits for, and later ones wait for it: none runs
@@ -239,7 +250,11 @@ func (s *Store) Reset(ctx context.Context) error {
 			}
 		}
 		return nil
-	})
+	}
+	if s.d == postgres {
+		return s.resetPostgres(ctx, del)
+	}
+	return s.run(ctx, false, 0, del)
 }
 
 // Dump implements server.Store. It writes one line per row, table by table

@@ -332,6 +332,32 @@ func (t *tx) Token(ctx context.Context, token string) (server.Token, error) {
 	return tk, nil
 }
 
+func (t *tx) Principal(ctx context.Context, token string) (server.Token, server.Principal, error) {
+	tk := server.Token{Token: token}
+	var p server.Principal
+	var expires int64
+	var cats string
+	var privs sql.NullString
+	err := t.queryRow(ctx, `SELECT t.expires_ms, u.username, u.org_id, u.full_name, u.role, u.password_hash,
+			u.categories, r.privileges
+		FROM tokens t JOIN users u ON u.username = t.username
+		LEFT JOIN roles r ON r.org_id = u.org_id AND r.id = u.role
+		WHERE t.token = ?`, token).Scan(&expires, &p.User.Username, &p.User.OrgID, &p.User.FullName,
+		&p.User.Role, &p.User.PasswordHash, &cats, &privs)
+	if err != nil {
+		// The token is a secret: keep it out of the error.
+		return server.Token{}, server.Principal{}, notFound(err, "token")
+	}
+	tk.Username, tk.Expires = p.User.Username, fromMS(expires)
+	if err := json.Unmarshal([]byte(cats), &p.User.Categories); err != nil {
+		return server.Token{}, server.Principal{}, fmt.Errorf("sqlstore: user %s categories: %w", p.User.Username, err)
+	}
+	if err := unmarshalNull(privs, &p.Privileges); err != nil {
+		return server.Token{}, server.Principal{}, fmt.Errorf("sqlstore: role %s/%s privileges: %w", p.User.OrgID, p.User.Role, err)
+	}
+	return tk, p, nil
+}
+
 func (t *tx) PutToken(ctx context.Context, tk server.Token) error {
 	_, err := t.exec(ctx, `INSERT INTO tokens (token, username, expires_ms) VALUES (?, ?, ?)
 		ON CONFLICT (token) DO UPDATE SET username = excluded.username, expires_ms = excluded.expires_ms`,

@@ -67,12 +67,18 @@ func randomID() string {
 }
 
 // resolveOrg returns the organization portalID names ("self" is the caller's).
+// The caller's own organization is taken from the principal without a
+// lookup, and only its ID is set: it exists as long as the caller's token
+// does, for organizations go only with a reset, which removes every token.
 func resolveOrg(ctx context.Context, tx Tx, p Principal, portalID string) (Organization, error) {
 	if portalID == "self" {
 		if p.Anonymous() {
 			return Organization{}, clone(ErrTokenRequired)
 		}
 		portalID = p.User.OrgID
+	}
+	if !p.Anonymous() && portalID == p.User.OrgID {
+		return Organization{ID: portalID}, nil
 	}
 	org, err := tx.Organization(ctx, portalID)
 	if errors.Is(err, ErrNotFound) {
@@ -82,14 +88,9 @@ func resolveOrg(ctx context.Context, tx Tx, p Principal, portalID string) (Organ
 }
 
 // writableOrg returns the id of the organization portalID names, for a write
-// that reports an organization missing itself (Tx.PatchSettings): the
-// caller's own organization is taken from the principal without a lookup.
-// Any other goes through resolveOrg, so that an unknown one is reported
-// before a missing privilege, as the portal does.
+// that reports an organization missing itself (Tx.PatchSettings). An unknown
+// one is reported before a missing privilege, as the portal does.
 func writableOrg(ctx context.Context, tx Tx, p Principal, portalID string) (string, error) {
-	if !p.Anonymous() && (portalID == "self" || portalID == p.User.OrgID) {
-		return p.User.OrgID, nil
-	}
 	org, err := resolveOrg(ctx, tx, p, portalID)
 	return org.ID, err
 }

@@ -19,8 +19,10 @@ var ErrNotFound = errors.New("not found")
 // How an implementation makes Updates serializable is its own affair, with
 // one rule for the callers: in an Update, the Tx reads that decide a write
 // (see Tx) lock what they read until the transaction ends, and callers take
-// them in this order: an organization's settings, its users (by user name),
-// one folder, then items. A View sees one committed state.
+// the locks in this order, which keeps transactions from waiting on each
+// other in a circle: an organization's settings, its category schema
+// (written), its users (by user name), one folder, then items (by id). A
+// View sees one committed state.
 type Store interface {
 	// Update runs fn in a read-write transaction and commits it when fn
 	// returns nil. It retries fn on serialization conflicts, so fn must have

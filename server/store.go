@@ -61,7 +61,8 @@ type TokenWatch interface {
 //
 // In an Update these reads lock what they find against the other Updates
 // until the transaction ends: User, Users, Settings (the organization's
-// settings, found or not), Folder, Items and ItemsByID (locked in id order).
+// settings, found or not), Folder, Item, Items and ItemsByID (the last two
+// lock in id order).
 // The other reads do not lock: what they read changes only by a Reset, which
 // waits for every transaction under way.
 type Tx interface {

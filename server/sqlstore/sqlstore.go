@@ -332,29 +332,27 @@ func (e *errCommit) Error() string { return "sqlstore: commit: " + e.err.Error()
 func (e *errCommit) Unwrap() error { return e.err }
 
 func (s *Store) runOnce(ctx context.Context, readOnly bool, site uintptr, fn func(t *tx) error) (err error) {
-	opts := &sql.TxOptions{ReadOnly: readOnly}
 	if s.d == postgres {
-		if readOnly {
-			if _, many := s.multiStatement.Load(site); !many {
-				t := &tx{db: s.db, d: s.d, readOnly: true}
-				// fn may have kept the error its second statement got
-				// (a lookup that may fail), so the count decides.
-				if err := fn(t); t.ran <= 1 {
-					return err
-				}
-				s.multiStatement.Store(site, true)
-			}
-			// One snapshot for all the statements: a read-only transaction
-			// that sees one committed state, and never fails to serialize.
-			opts.Isolation = sql.LevelRepeatableRead
-		} else {
+		if !readOnly {
 			// Each statement sees what committed before it; the reads that
 			// decide a write lock their rows (tx.lock), which orders the
 			// transactions touching the same rows as their locks do.
-			opts.Isolation = sql.LevelReadCommitted
+			return s.runPG(ctx, "begin isolation level read committed", false, fn)
 		}
+		if _, many := s.multiStatement.Load(site); !many {
+			t := &tx{db: s.db, d: s.d, readOnly: true}
+			// fn may have kept the error its second statement got (a
+			// lookup that may fail), so the count decides.
+			if err := fn(t); t.ran <= 1 {
+				return err
+			}
+			s.multiStatement.Store(site, true)
+		}
+		// One snapshot for all the statements: a read-only transaction that
+		// sees one committed state, and never fails to serialize.
+		return s.runPG(ctx, "begin isolation level repeatable read read only", true, fn)
 	}
-	sqlTx, err := s.db.BeginTx(ctx, opts)
+	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
@@ -364,8 +362,7 @@ func (s *Store) runOnce(ctx context.Context, readOnly bool, site uintptr, fn fun
 			panic(p)
 		}
 	}()
-	t := &tx{tx: sqlTx, d: s.d, readOnly: readOnly, stmts: s.stmts, lock: s.d == postgres && !readOnly}
-	if err := fn(t); err != nil {
+	if err := fn(&tx{tx: sqlTx, d: s.d, readOnly: readOnly, stmts: s.stmts}); err != nil {
 		_ = sqlTx.Rollback()
 		return err
 	}

@@ -33,8 +33,8 @@ func openT(t *testing.T, dsn string) *Store {
 	return s
 }
 
-// must runs one lookup in a View and fails the test on an error.
-func must[T any](t *testing.T, s server.Store, fn func(tx server.Tx) (T, error)) T {
+// get runs one lookup in a View.
+func get[T any](t *testing.T, s server.Store, fn func(tx server.Tx) (T, error)) (T, error) {
 	t.Helper()
 	var v T
 	err := s.View(t.Context(), func(tx server.Tx) error {
@@ -42,6 +42,13 @@ func must[T any](t *testing.T, s server.Store, fn func(tx server.Tx) (T, error))
 		v, err = fn(tx)
 		return err
 	})
+	return v, err
+}
+
+// must is get for a lookup that must succeed.
+func must[T any](t *testing.T, s server.Store, fn func(tx server.Tx) (T, error)) T {
+	t.Helper()
+	v, err := get(t, s, fn)
 	if err != nil {
 		t.Fatalf("lookup: %v", err)
 	}
@@ -353,5 +360,28 @@ func TestSplitStatements(t *testing.T) {
 	want := []string{"CREATE TABLE a (x TEXT)", "CREATE INDEX i ON a (x)"}
 	if got := splitStatements(src); !reflect.DeepEqual(got, want) {
 		t.Errorf("splitStatements = %q, want %q", got, want)
+	}
+}
+
+// TestPostgresAbortedCommit: a statement that failed aborts the PostgreSQL
+// transaction, which then cannot commit; an Update whose fn went on
+// regardless reports it, and nothing of it is stored.
+func TestPostgresAbortedCommit(t *testing.T) {
+	s := openT(t, postgresSchema(t, postgresURL(t)))
+	ctx := t.Context()
+	err := s.Update(ctx, func(stx server.Tx) error {
+		if err := stx.PutOrganization(ctx, server.Organization{ID: "o", Name: "O"}); err != nil {
+			return err
+		}
+		if _, err := stx.(*tx).exec(ctx, "SELECT 1/0"); err == nil {
+			t.Error("1/0 did not fail")
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("an Update whose statement failed committed")
+	}
+	if _, err := get(t, s, func(tx server.Tx) (server.Organization, error) { return tx.Organization(ctx, "o") }); !errors.Is(err, server.ErrNotFound) {
+		t.Errorf("organization after the failed Update: %v", err)
 	}
 }

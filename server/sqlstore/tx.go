@@ -23,6 +23,8 @@ var errReadOnly = errors.New("sqlstore: write in a read-only transaction")
 // tx implements server.Tx over one database transaction.
 type tx struct {
 	tx *sql.Tx
+	// pg runs the statements of a PostgreSQL transaction (tx is nil then).
+	pg *pgTx
 	// db runs the one statement of a read-only tx without a transaction
 	// when tx is nil (PostgreSQL); a second statement fails with errNeedsTx.
 	db       *sql.DB
@@ -63,18 +65,49 @@ var _ server.Tx = (*tx)(nil)
 
 // runner returns what runs the next statement: the transaction, or the
 // database for the one statement a tx without a transaction may run.
-func (t *tx) runner() (interface {
-	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
-}, error) {
+func (t *tx) runner() (runner, error) {
 	if t.tx != nil {
-		return t.tx, nil
+		return sqlRunner{t.tx}, nil
+	}
+	if t.pg != nil {
+		return t.pg, nil
 	}
 	if t.ran++; t.ran > 1 {
 		return nil, errNeedsTx
 	}
-	return t.db, nil
+	return sqlRunner{t.db}, nil
+}
+
+// runner runs statements: a transaction, or the database.
+type runner interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, q string, args ...any) (rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) scanner
+}
+
+// sqlRunner is a runner over database/sql.
+type sqlRunner struct {
+	q interface {
+		ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+		QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+		QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+	}
+}
+
+func (r sqlRunner) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return r.q.ExecContext(ctx, q, args...)
+}
+
+func (r sqlRunner) QueryContext(ctx context.Context, q string, args ...any) (rows, error) {
+	rs, err := r.q.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+func (r sqlRunner) QueryRowContext(ctx context.Context, q string, args ...any) scanner {
+	return r.q.QueryRowContext(ctx, q, args...)
 }
 
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -91,7 +124,7 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	return r.ExecContext(ctx, t.d.rebind(q), args...)
 }
 
-func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+func (t *tx) query(ctx context.Context, q string, args ...any) (rows, error) {
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -588,7 +621,7 @@ func scanItem(sc interface{ Scan(...any) error }) (server.Item, error) {
 }
 
 func (t *tx) Item(ctx context.Context, id string) (server.Item, error) {
-	it, err := scanItem(t.queryRow(ctx, "SELECT "+itemColumns+" FROM items WHERE id = ?", id))
+	it, err := scanItem(t.queryRow(ctx, "SELECT "+itemColumns+" FROM items WHERE id = ?"+t.locking("FOR UPDATE"), id))
 	if err != nil {
 		return server.Item{}, notFound(err, "item", id)
 	}

@@ -143,7 +143,7 @@ func (t *tx) notifyReset(ctx context.Context, removed, app string) (watchers int
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	payload = hex.EncodeToString(b[:])
-	if err := t.queryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", app).Scan(&watchers); err != nil {
+	if err := t.queryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = ?", app).Scan(&watchers); err != nil {
 		return 0, "", fmt.Errorf("sqlstore: count token watchers: %w", err)
 	}
 	if _, err := t.exec(ctx, "SELECT pg_notify(?, ?)", removed, payload); err != nil {

@@ -280,8 +280,8 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) error {
 	return err
 }
 
-// maxAttempts bounds how often run tries a transaction that keeps failing on
-// a conflict or a lost connection; firstConnection uses it too.
+// maxAttempts bounds how often firstConnection tries a SQLite file that
+// another connection is switching to WAL.
 const maxAttempts = 32
 
 // pgMaxAttempts bounds the attempts of one PostgreSQL transaction. Under READ
@@ -290,14 +290,14 @@ const maxAttempts = 32
 const pgMaxAttempts = 10
 
 // run runs fn in one transaction, read-only or read-write, committing when fn
-// returns nil and retrying the whole of fn when the attempt failed in a way
-// that running it again may not (see retryable). On SQLite, read-write
-// transactions go to the committer and never conflict.
+// returns nil and retrying the whole of fn when the attempt failed without
+// effect and running it again may succeed (see retryable). On SQLite,
+// read-write transactions go to the committer and never conflict.
 //
-// site identifies the code of fn (the function, not the closure's values):
-// on PostgreSQL a read-only fn first runs without BEGIN, its one statement
-// alone; a fn found to need more is run again in a transaction, and its site
-// remembered so that it starts in one from then on.
+// site identifies the code of fn (the function, not the closure's values;
+// 0 for none): on PostgreSQL a read-only fn first runs without BEGIN, its one
+// statement alone; a fn found to need more is run again in a transaction, and
+// its site remembered so that it starts in one from then on.
 func (s *Store) run(ctx context.Context, readOnly bool, site uintptr, fn func(t *tx) error) error {
 	if !readOnly && s.gc != nil {
 		return s.update(ctx, fn)
@@ -324,8 +324,9 @@ func (s *Store) run(ctx context.Context, readOnly bool, site uintptr, fn func(t 
 // second statement, which must see the same snapshot as the first.
 var errNeedsTx = errors.New("sqlstore: more than one statement outside a transaction")
 
-// errCommit marks a failed COMMIT: whether the transaction committed is
-// unknown unless the server said so, so it is not run again.
+// errCommit marks a failed COMMIT. Whether the transaction committed is
+// unknown, unless the COMMIT never left or the server answered it with an
+// error: only then is it run again (see retryable).
 type errCommit struct{ err error }
 
 func (e *errCommit) Error() string { return "sqlstore: commit: " + e.err.Error() }
@@ -339,7 +340,7 @@ func (s *Store) runOnce(ctx context.Context, readOnly bool, site uintptr, fn fun
 			// transactions touching the same rows as their locks do.
 			return s.runPG(ctx, "begin isolation level read committed", false, fn)
 		}
-		if _, many := s.multiStatement.Load(site); !many {
+		if _, many := s.multiStatement.Load(site); !many && site != 0 {
 			t := &tx{db: s.db, d: s.d, readOnly: true}
 			// fn may have kept the error its second statement got (a
 			// lookup that may fail), so the count decides.

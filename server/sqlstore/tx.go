@@ -135,7 +135,8 @@ func (t *tx) query(ctx context.Context, q string, args ...any) (rows, error) {
 	return r.QueryContext(ctx, t.d.rebind(q), args...)
 }
 
-// scanner is a *sql.Row, or the error that kept one from running.
+// scanner is one row to scan: a *sql.Row, a pgx row, or the error that kept
+// one from running.
 type scanner interface{ Scan(dest ...any) error }
 
 type errRow struct{ err error }

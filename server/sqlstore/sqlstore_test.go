@@ -241,6 +241,11 @@ func TestPostgresReadLocks(t *testing.T) {
 			// The other transaction reads alice too, and must wait for
 			// this one: wait until PostgreSQL shows it waiting on a lock.
 			for waiting := 0; waiting == 0; {
+				select {
+				case <-otherDone:
+					t.Fatal("the other Update ran through: the read took no lock")
+				default:
+				}
 				if err := admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
 					WHERE wait_event_type = 'Lock' AND query LIKE '%FROM users WHERE username%'
 					AND pid IN (SELECT pid FROM pg_locks l JOIN pg_class c ON c.oid = l.relation

@@ -367,9 +367,17 @@ func TestReplicasResetAgainstWrites(t *testing.T) {
 				}
 			})
 		}
-		// Reset once the writers are under way on both replicas.
+		// Reset once the writers are under way on both replicas (or, should
+		// they all have stopped, at once: the checks below report why).
+		writersDone := make(chan struct{})
+		go func() { wg.Wait(); close(writersDone) }()
+	waiting:
 		for range 12 {
-			<-started
+			select {
+			case <-started:
+			case <-writersDone:
+				break waiting
+			}
 		}
 		phase.Store(1)
 		if err := postReset(ctx, procs[0]); err != nil {

@@ -26,6 +26,9 @@ type Service struct {
 	lastCreated atomic.Int64
 	tokens      tokenCache
 	signins     signinThrottle
+	// watch, when the store is shared (TokenWatch), empties tokens when a
+	// token is removed through any process; nil for a store of one process.
+	watch TokenWatch
 }
 
 // Option configures a Service.
@@ -44,6 +47,10 @@ func NewService(store Store, gates Gates, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
+	if w, ok := store.(TokenWatch); ok {
+		s.watch = w
+		w.WatchTokens(s.tokens.clear)
+	}
 	return s
 }
 
@@ -61,12 +68,18 @@ func randomID() string {
 }
 
 // resolveOrg returns the organization portalID names ("self" is the caller's).
+// The caller's own organization is taken from the principal without a
+// lookup, and only its ID is set: it exists as long as the caller's token
+// does, for organizations go only with a reset, which removes every token.
 func resolveOrg(ctx context.Context, tx Tx, p Principal, portalID string) (Organization, error) {
 	if portalID == "self" {
 		if p.Anonymous() {
 			return Organization{}, clone(ErrTokenRequired)
 		}
 		portalID = p.User.OrgID
+	}
+	if !p.Anonymous() && portalID == p.User.OrgID {
+		return Organization{ID: portalID}, nil
 	}
 	org, err := tx.Organization(ctx, portalID)
 	if errors.Is(err, ErrNotFound) {
@@ -76,14 +89,9 @@ func resolveOrg(ctx context.Context, tx Tx, p Principal, portalID string) (Organ
 }
 
 // writableOrg returns the id of the organization portalID names, for a write
-// that reports an organization missing itself (Tx.PatchSettings): the
-// caller's own organization is taken from the principal without a lookup.
-// Any other goes through resolveOrg, so that an unknown one is reported
-// before a missing privilege, as the portal does.
+// that reports an organization missing itself (Tx.PatchSettings). An unknown
+// one is reported before a missing privilege, as the portal does.
 func writableOrg(ctx context.Context, tx Tx, p Principal, portalID string) (string, error) {
-	if !p.Anonymous() && (portalID == "self" || portalID == p.User.OrgID) {
-		return p.User.OrgID, nil
-	}
 	org, err := resolveOrg(ctx, tx, p, portalID)
 	return org.ID, err
 }
@@ -107,16 +115,20 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		// Never issued, and not a key every store can look up.
 		return Principal{}, clone(ErrInvalidToken)
 	}
-	if c, hit := s.tokens.get(token, s.now()); hit {
+	// A shared store's removals are received only while watched: until
+	// then every request reads its token.
+	cached := s.watch == nil || s.watch.TokensWatched()
+	if c, hit := s.tokens.get(token, s.now()); hit && cached {
 		if !c.expires.IsZero() && !s.now().Before(c.expires) {
 			return Principal{}, clone(ErrInvalidToken)
 		}
 		return c.principal, nil
 	}
+	gen := s.tokens.generation()
 	var p Principal
 	var expires time.Time
 	err := s.store.View(ctx, func(tx Tx) error {
-		t, err := tx.Token(ctx, token)
+		t, found, err := tx.Principal(ctx, token)
 		if errors.Is(err, ErrNotFound) {
 			return clone(ErrInvalidToken)
 		} else if err != nil {
@@ -125,26 +137,15 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		if !t.Expires.IsZero() && !s.now().Before(t.Expires) {
 			return clone(ErrInvalidToken)
 		}
-		u, err := tx.User(ctx, t.Username)
-		if errors.Is(err, ErrNotFound) {
-			return clone(ErrInvalidToken)
-		} else if err != nil {
-			return err
-		}
-		p.User, expires = u, t.Expires
-		switch u.Role {
+		p, expires = found, t.Expires
+		switch p.User.Role {
 		case RoleAdmin, RolePublisher, RoleUser:
-		default:
-			r, err := tx.Role(ctx, u.OrgID, u.Role)
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				return err
-			}
-			p.Privileges = r.Privileges
+			p.Privileges = nil // a custom role cannot take a built-in's name
 		}
 		return nil
 	})
-	if err == nil {
-		s.tokens.put(token, cachedToken{principal: p, expires: expires}, s.now())
+	if err == nil && cached {
+		s.tokens.put(token, cachedToken{principal: p, expires: expires}, s.now(), gen)
 	}
 	return p, err
 }
@@ -154,8 +155,9 @@ func (s *Service) ForgetTokens() { s.tokens.clear() }
 
 // tokenCacheTTL is how long a token's principal is reused without a store
 // read. Nothing in the API changes a user's role or a role's privileges, and
-// a token's own expiry is still checked on every use; what the TTL bounds is
-// how long a token survives a store reset made through another replica.
+// a token's own expiry is still checked on every use; a token removed (by a
+// reset) through any process is forgotten at once (TokenWatch). The TTL
+// bounds what a cache of a store changed behind the API's back may keep.
 const tokenCacheTTL = 10 * time.Second
 
 // tokenCacheMax bounds the cache; past it, the cache starts again empty.
@@ -173,6 +175,15 @@ type cachedToken struct {
 type tokenCache struct {
 	mu sync.Mutex
 	m  map[string]cachedToken
+	// gen counts the clears: a principal read before a clear is not kept
+	// after it, for its token may be one the clear was for.
+	gen uint64
+}
+
+func (c *tokenCache) generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
 }
 
 func (c *tokenCache) get(token string, now time.Time) (cachedToken, bool) {
@@ -186,9 +197,12 @@ func (c *tokenCache) get(token string, now time.Time) (cachedToken, bool) {
 	return e, ok
 }
 
-func (c *tokenCache) put(token string, e cachedToken, now time.Time) {
+func (c *tokenCache) put(token string, e cachedToken, now time.Time, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if c.m == nil || len(c.m) >= tokenCacheMax {
 		c.m = make(map[string]cachedToken)
 	}
@@ -200,6 +214,7 @@ func (c *tokenCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m = nil
+	c.gen++
 }
 
 // TokenRequest is generateToken's input.

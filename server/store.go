@@ -15,6 +15,14 @@ var ErrNotFound = errors.New("not found")
 // concurrent requests behave as if run one after another (serializable).
 // Implementations: server/sqlstore (SQLite, PostgreSQL) and the store test
 // suite in server/storetest that every implementation passes.
+//
+// How an implementation makes Updates serializable is its own affair, with
+// one rule for the callers: in an Update, the Tx reads that decide a write
+// (see Tx) lock what they read until the transaction ends, and callers take
+// the locks in this order, which keeps transactions from waiting on each
+// other in a circle: an organization's settings, its category schema
+// (written), its users (by user name), one folder, then items (by id). A
+// View sees one committed state.
 type Store interface {
 	// Update runs fn in a read-write transaction and commits it when fn
 	// returns nil. It retries fn on serialization conflicts, so fn must have
@@ -22,7 +30,9 @@ type Store interface {
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// View runs fn in a read-only transaction.
 	View(ctx context.Context, fn func(tx Tx) error) error
-	// Ping reports whether the store answers.
+	// Ping reports whether the store answers and can commit: a store that
+	// cannot keep what it commits (its file deleted or replaced, its disk
+	// full) reports an error, as its writes do.
 	Ping(ctx context.Context) error
 	// Reset deletes everything.
 	Reset(ctx context.Context) error
@@ -32,9 +42,29 @@ type Store interface {
 	Close() error
 }
 
+// TokenWatch is implemented by a Store that several processes may share: it
+// tells each of them when tokens may have been removed, so that a cache of
+// tokens stays true across processes.
+type TokenWatch interface {
+	// WatchTokens has forget called whenever tokens may have been removed
+	// through any process sharing the store; Reset returns only once every
+	// watching process has called its forget.
+	WatchTokens(forget func())
+	// TokensWatched reports whether removals are received now. While not,
+	// tokens must be read from the store on every use.
+	TokensWatched() bool
+}
+
 // Tx is the view of the store inside one transaction. Lookups return
 // ErrNotFound (possibly wrapped) when nothing matches. Put methods insert or
 // replace by primary key. Lists are ordered as documented.
+//
+// In an Update these reads lock what they find against the other Updates
+// until the transaction ends: User, Users, Settings (the organization's
+// settings, found or not), Folder, Item, Items and ItemsByID (the last two
+// lock in id order).
+// The other reads do not lock: what they read changes only by a Reset, which
+// waits for every transaction under way.
 type Tx interface {
 	// Empty reports whether the store holds no organization.
 	Empty(ctx context.Context) (bool, error)
@@ -52,6 +82,11 @@ type Tx interface {
 	PutUser(ctx context.Context, u User) error
 
 	Token(ctx context.Context, token string) (Token, error)
+	// Principal returns a token with its user and, when the user's
+	// organization defines a role named as the user's role, that role's
+	// privileges, in one lookup. ErrNotFound when the token or its user
+	// does not exist.
+	Principal(ctx context.Context, token string) (Token, Principal, error)
 	PutToken(ctx context.Context, t Token) error
 
 	// Settings returns the parts of the organization's settings that parts

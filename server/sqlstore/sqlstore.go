@@ -8,11 +8,17 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
+	"reflect"
+	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -37,6 +43,19 @@ type Store struct {
 	// order and leaves busy_timeout for other processes sharing the file.
 	// nil on PostgreSQL.
 	gc *committer
+	// multiStatement holds the sites (see run) of the read-only functions
+	// that ran more than one statement: they start in a transaction.
+	multiStatement sync.Map
+	// file is the SQLite file as opened, to notice it deleted or replaced
+	// and commits failing; nil for PostgreSQL and ":memory:".
+	file *fileIdentity
+	// commitFault, set by tests, stands for a commit the disk refused.
+	commitFault func() error
+	// dsn, watch, stopWatch and watchDone serve WatchTokens (PostgreSQL).
+	dsn       string
+	watch     watcher
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
 }
 
 // Open opens the store named by dsn and applies any pending migration.
@@ -56,7 +75,14 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: open postgres: %w", err)
 		}
-		s = &Store{db: db, d: postgres}
+		// database/sql keeps 2 idle connections by default, and opens
+		// without bound: under many clients, connections were opened and
+		// closed all the time, each preparing its statements again, or
+		// outnumbered the cores of a server that runs best with a few
+		// backends per core.
+		db.SetMaxOpenConns(pgConns())
+		db.SetMaxIdleConns(pgConns())
+		s = &Store{db: db, d: postgres, dsn: dsn}
 	case dsn == ":memory:":
 		db, err := sql.Open("sqlite", ":memory:?"+sqlitePragmas)
 		if err != nil {
@@ -93,6 +119,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// holds one, which a bound could deadlock.
 		db.SetMaxIdleConns(sqliteIdleConns)
 		s = &Store{db: db, d: sqlite, stmts: newStmtCache(db)}
+		if s.file, err = identify(sqlitePath(dsn)); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
@@ -103,6 +133,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	return s, nil
 }
+
+// pgConns sizes the pool of PostgreSQL connections for the machine: a few per
+// core keep the server busy while some wait on the network or a row lock.
+func pgConns() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
 
 // sqliteIdleConns is how many connections to a SQLite file stay open between
 // requests: more than the concurrent requests of a busy server usually hold.
@@ -151,22 +185,21 @@ const sqlitePragmas = "_pragma=busy_timeout(10000)" +
 
 // Update implements server.Store.
 func (s *Store) Update(ctx context.Context, fn func(tx server.Tx) error) error {
-	return s.run(ctx, false, func(t *tx) error { return fn(t) })
+	return s.run(ctx, false, 0, func(t *tx) error { return fn(t) })
 }
 
 // View implements server.Store.
 func (s *Store) View(ctx context.Context, fn func(tx server.Tx) error) error {
-	return s.run(ctx, true, func(t *tx) error { return fn(t) })
-}
-
-// Ping implements server.Store.
-func (s *Store) Ping(ctx context.Context) error {
-	return s.db.PingContext(ctx)
+	return s.run(ctx, true, reflect.ValueOf(fn).Pointer(), func(t *tx) error { return fn(t) })
 }
 
 // Close implements server.Store. Updates still waiting get an error; the
 // group of Updates under way, if any, ends first.
 func (s *Store) Close() error {
+	if s.stopWatch != nil {
+		s.stopWatch()
+		<-s.watchDone
+	}
 	if s.gc != nil {
 		s.gc.close()
 	}
@@ -189,16 +222,39 @@ var dataTables = []struct {
 	{"items", "id, owner, folder_id, title, type, description, tags, created_ms, modified_ms", "id"},
 }
 
+func dataTableNames() string {
+	names := make([]string, len(dataTables))
+	for i, tb := range dataTables {
+		names[i] = tb.name
+	}
+	return strings.Join(names, ", ")
+}
+
 // Reset implements server.Store: it deletes every row and keeps the schema.
+// On PostgreSQL it returns once every process watching the store's tokens
+// (WatchTokens) has forgotten them.
 func (s *Store) Reset(ctx context.Context) error {
-	return s.run(ctx, false, func(t *tx) error {
+	del := func(t *tx) error {
+		if t.d == postgres {
+			// Every transaction reading or writing these tables holds a lock
+			// that this one waits for, and later ones wait for it: none runs
+			// astride the reset, such as a write deciding on a user that the
+			// reset then deletes before the write inserts the user's item.
+			if _, err := t.exec(ctx, "LOCK TABLE "+dataTableNames()+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+				return fmt.Errorf("sqlstore: reset: %w", err)
+			}
+		}
 		for _, tb := range dataTables {
 			if _, err := t.exec(ctx, "DELETE FROM "+tb.name); err != nil {
 				return fmt.Errorf("sqlstore: reset %s: %w", tb.name, err)
 			}
 		}
 		return nil
-	})
+	}
+	if s.d == postgres {
+		return s.resetPostgres(ctx, del)
+	}
+	return s.run(ctx, false, 0, del)
 }
 
 // Dump implements server.Store. It writes one line per row, table by table
@@ -208,7 +264,7 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) error {
 	// Buffer the whole dump so that a retried transaction cannot write a
 	// partial dump twice.
 	var b strings.Builder
-	err := s.run(ctx, true, func(t *tx) error {
+	err := s.run(ctx, true, 0, func(t *tx) error {
 		b.Reset()
 		for _, tb := range dataTables {
 			if err := t.dumpTable(ctx, &b, tb.name, tb.columns, tb.key); err != nil {
@@ -224,26 +280,36 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) error {
 	return err
 }
 
-// maxAttempts bounds how often run tries a transaction that keeps failing on
-// serialization conflicts. Every failed attempt lost to a transaction that
-// committed, so the bound is reached only under sustained contention.
+// maxAttempts bounds how often firstConnection tries a SQLite file that
+// another connection is switching to WAL.
 const maxAttempts = 32
 
+// pgMaxAttempts bounds the attempts of one PostgreSQL transaction. Under READ
+// COMMITTED with row locks, conflicts are rare (a deadlock, a unique key taken
+// by a concurrent insert, a connection killed), so few attempts suffice.
+const pgMaxAttempts = 10
+
 // run runs fn in one transaction, read-only or read-write, committing when fn
-// returns nil and retrying the whole of fn on a serialization conflict. On
-// SQLite, read-write transactions go to the committer and never conflict.
-func (s *Store) run(ctx context.Context, readOnly bool, fn func(t *tx) error) error {
+// returns nil and retrying the whole of fn when the attempt failed without
+// effect and running it again may succeed (see retryable). On SQLite,
+// read-write transactions go to the committer and never conflict.
+//
+// site identifies the code of fn (the function, not the closure's values;
+// 0 for none): on PostgreSQL a read-only fn first runs without BEGIN, its one
+// statement alone; a fn found to need more is run again in a transaction, and
+// its site remembered so that it starts in one from then on.
+func (s *Store) run(ctx context.Context, readOnly bool, site uintptr, fn func(t *tx) error) error {
 	if !readOnly && s.gc != nil {
-		return s.gc.do(ctx, fn)
+		return s.update(ctx, fn)
 	}
 	for attempt := 1; ; attempt++ {
-		err := s.runOnce(ctx, readOnly, fn)
-		if err == nil || !s.d.retryable(err) || attempt == maxAttempts {
+		err := s.runOnce(ctx, readOnly, site, fn)
+		if err == nil || !s.d.retryable(err, readOnly) || attempt == pgMaxAttempts {
 			return err
 		}
 		// Jitter spreads the retries of transactions that collided so they
 		// do not collide again; the cap keeps the wait small.
-		d := min(time.Millisecond<<min(attempt, 7), 100*time.Millisecond)
+		d := min(time.Millisecond<<min(attempt, 5), 20*time.Millisecond)
 		timer := time.NewTimer(d/2 + rand.N(d))
 		select {
 		case <-ctx.Done():
@@ -254,14 +320,40 @@ func (s *Store) run(ctx context.Context, readOnly bool, fn func(t *tx) error) er
 	}
 }
 
-func (s *Store) runOnce(ctx context.Context, readOnly bool, fn func(t *tx) error) (err error) {
-	opts := &sql.TxOptions{ReadOnly: readOnly}
+// errNeedsTx stops a read-only fn running without a transaction at its
+// second statement, which must see the same snapshot as the first.
+var errNeedsTx = errors.New("sqlstore: more than one statement outside a transaction")
+
+// errCommit marks a failed COMMIT. Whether the transaction committed is
+// unknown, unless the COMMIT never left or the server answered it with an
+// error: only then is it run again (see retryable).
+type errCommit struct{ err error }
+
+func (e *errCommit) Error() string { return "sqlstore: commit: " + e.err.Error() }
+func (e *errCommit) Unwrap() error { return e.err }
+
+func (s *Store) runOnce(ctx context.Context, readOnly bool, site uintptr, fn func(t *tx) error) (err error) {
 	if s.d == postgres {
-		// Read-only transactions are serializable too, so a View never
-		// observes a state that no serial order of Updates produces.
-		opts.Isolation = sql.LevelSerializable
+		if !readOnly {
+			// Each statement sees what committed before it; the reads that
+			// decide a write lock their rows (tx.lock), which orders the
+			// transactions touching the same rows as their locks do.
+			return s.runPG(ctx, "begin isolation level read committed", false, fn)
+		}
+		if _, many := s.multiStatement.Load(site); !many && site != 0 {
+			t := &tx{db: s.db, d: s.d, readOnly: true}
+			// fn may have kept the error its second statement got (a
+			// lookup that may fail), so the count decides.
+			if err := fn(t); t.ran <= 1 {
+				return err
+			}
+			s.multiStatement.Store(site, true)
+		}
+		// One snapshot for all the statements: a read-only transaction that
+		// sees one committed state, and never fails to serialize.
+		return s.runPG(ctx, "begin isolation level repeatable read read only", true, fn)
 	}
-	sqlTx, err := s.db.BeginTx(ctx, opts)
+	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
@@ -276,7 +368,7 @@ func (s *Store) runOnce(ctx context.Context, readOnly bool, fn func(t *tx) error
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("sqlstore: commit: %w", err)
+		return &errCommit{err}
 	}
 	return nil
 }
@@ -310,21 +402,49 @@ func (d dialect) rebind(q string) string {
 	return b.String()
 }
 
-// retryable reports whether err means the transaction lost a conflict and
-// running it again may succeed. SQLite transactions never do: BEGIN IMMEDIATE
-// serializes writers before they read anything.
-func (d dialect) retryable(err error) bool {
+// retryable reports whether the attempt that failed with err changed
+// nothing and running it again may succeed: on PostgreSQL, a serialization
+// failure or a deadlock (the server rolled the transaction back), a unique key
+// taken by a concurrent insert that a READ COMMITTED check could not see (the
+// next attempt sees it and answers as a serial order would), or a connection
+// lost before COMMIT was sent (a killed backend rolls its transaction back).
+// A COMMIT whose outcome is unknown is never run again. SQLite transactions
+// never conflict: BEGIN IMMEDIATE serializes writers before they read
+// anything.
+func (d dialect) retryable(err error, readOnly bool) bool {
 	if d != postgres {
 		return false
 	}
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) {
-		return false
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "40001", // serialization_failure
+			"40P01": // deadlock_detected
+			return true
+		case "23505": // unique_violation
+			return !readOnly
+		}
 	}
-	switch pgErr.Code {
-	case "40001", // serialization_failure
-		"40P01": // deadlock_detected
-		return true
+	var ce *errCommit
+	if errors.As(err, &ce) {
+		return pgconn.SafeToRetry(err) || (pgErr != nil && connLost(err))
 	}
-	return false
+	return connLost(err)
+}
+
+// connLost reports whether err says the connection to the server failed: the
+// transaction it carried, if any, is gone with it.
+func connLost(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// 08: connection exception; 57P01-57P03: the backend was
+		// terminated (pg_terminate_backend, shutdown) or cannot start.
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P0")
+	}
+	var netErr net.Error
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		pgconn.SafeToRetry(err) || errors.As(err, &netErr) ||
+		strings.Contains(err.Error(), "conn closed")
 }

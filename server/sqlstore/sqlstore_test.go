@@ -1,10 +1,13 @@
 package sqlstore
 
 import (
+	"database/sql"
 	"errors"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +31,38 @@ func openT(t *testing.T, dsn string) *Store {
 		}
 	})
 	return s
+}
+
+// get runs one lookup in a View.
+func get[T any](t *testing.T, s server.Store, fn func(tx server.Tx) (T, error)) (T, error) {
+	t.Helper()
+	var v T
+	err := s.View(t.Context(), func(tx server.Tx) error {
+		var err error
+		v, err = fn(tx)
+		return err
+	})
+	return v, err
+}
+
+// must is get for a lookup that must succeed.
+func must[T any](t *testing.T, s server.Store, fn func(tx server.Tx) (T, error)) T {
+	t.Helper()
+	v, err := get(t, s, fn)
+	if err != nil {
+		t.Fatalf("lookup: %v", err)
+	}
+	return v
+}
+
+// dsnSchema is the schema a PostgreSQL dsn of postgresSchema uses.
+func dsnSchema(t *testing.T, dsn string) string {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query().Get("search_path")
 }
 
 func sqliteFile(t *testing.T) string {
@@ -163,11 +198,13 @@ func TestPostgresConcurrentOpen(t *testing.T) {
 	testConcurrentOpen(t, postgresSchema(t, postgresURL(t)))
 }
 
-// TestPostgresRetry forces a serialization failure: a transaction reads a
-// counter, another increments it and commits, then the first writes it. The
-// first must be run again, see the new value and commit.
-func TestPostgresRetry(t *testing.T) {
-	s := openT(t, postgresSchema(t, postgresURL(t)))
+// TestPostgresReadLocks: a user read in an Update locks the row until the
+// transaction ends, so a concurrent read-modify-write of the same user waits
+// for it instead of losing its increment (the transactions run at READ
+// COMMITTED, where a plain read would let both read the same value).
+func TestPostgresReadLocks(t *testing.T) {
+	dsn := postgresSchema(t, postgresURL(t))
+	s := openT(t, dsn)
 	ctx := t.Context()
 	putAlice(t, s)
 	increment := func(tx server.Tx) error {
@@ -178,6 +215,12 @@ func TestPostgresRetry(t *testing.T) {
 		u.FullName += "+"
 		return tx.PutUser(ctx, u)
 	}
+	admin, err := sql.Open("pgx", postgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	schema := dsnSchema(t, dsn)
 
 	read, otherDone := make(chan struct{}), make(chan struct{})
 	var otherErr error
@@ -187,7 +230,7 @@ func TestPostgresRetry(t *testing.T) {
 		otherErr = s.Update(ctx, increment)
 	}()
 	attempts := 0
-	err := s.Update(ctx, func(tx server.Tx) error {
+	err = s.Update(ctx, func(tx server.Tx) error {
 		attempts++
 		u, err := tx.User(ctx, "alice")
 		if err != nil {
@@ -195,7 +238,22 @@ func TestPostgresRetry(t *testing.T) {
 		}
 		if attempts == 1 {
 			close(read)
-			<-otherDone
+			// The other transaction reads alice too, and must wait for
+			// this one: wait until PostgreSQL shows it waiting on a lock.
+			for waiting := 0; waiting == 0; {
+				select {
+				case <-otherDone:
+					t.Fatal("the other Update ran through: the read took no lock")
+				default:
+				}
+				if err := admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+					WHERE wait_event_type = 'Lock' AND query LIKE '%FROM users WHERE username%'
+					AND pid IN (SELECT pid FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+						JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1)`, schema).Scan(&waiting); err != nil {
+					return err
+				}
+				runtime.Gosched()
+			}
 		}
 		u.FullName += "+"
 		return tx.PutUser(ctx, u)
@@ -204,8 +262,8 @@ func TestPostgresRetry(t *testing.T) {
 	if err != nil || otherErr != nil {
 		t.Fatalf("Updates: %v; %v", err, otherErr)
 	}
-	if attempts != 2 {
-		t.Errorf("fn ran %d times, want 2: one conflict, one retry", attempts)
+	if attempts != 1 {
+		t.Errorf("fn ran %d times, want 1: the lock orders the two, no conflict to retry", attempts)
 	}
 	err = s.View(ctx, func(tx server.Tx) error {
 		u, err := tx.User(ctx, "alice")
@@ -216,6 +274,50 @@ func TestPostgresRetry(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPostgresKilledConnection: a transaction whose backend is terminated
+// (pg_terminate_backend) midway is run again on a fresh connection, and
+// commits once.
+func TestPostgresKilledConnection(t *testing.T) {
+	s := openT(t, postgresSchema(t, postgresURL(t)))
+	ctx := t.Context()
+	putAlice(t, s)
+	admin, err := sql.Open("pgx", postgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	attempts := 0
+	err = s.Update(ctx, func(stx server.Tx) error {
+		attempts++
+		u, err := stx.User(ctx, "alice")
+		if err != nil {
+			return err
+		}
+		if attempts == 1 {
+			var pid int
+			if err := stx.(*tx).queryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+				return err
+			}
+			var ok bool
+			if err := admin.QueryRowContext(ctx, "SELECT pg_terminate_backend($1, 10000)", pid).Scan(&ok); err != nil || !ok {
+				t.Fatalf("pg_terminate_backend: %v, %v", ok, err)
+			}
+		}
+		u.FullName += "+"
+		return stx.PutUser(ctx, u)
+	})
+	if err != nil {
+		t.Fatalf("Update after its backend was terminated: %v", err)
+	}
+	if attempts != 2 {
+		t.Errorf("fn ran %d times, want 2", attempts)
+	}
+	u := must(t, s, func(tx server.Tx) (server.User, error) { return tx.User(ctx, "alice") })
+	if u.FullName != "Alice+" {
+		t.Errorf("FullName = %q, want Alice+: one commit", u.FullName)
 	}
 }
 
@@ -263,5 +365,28 @@ func TestSplitStatements(t *testing.T) {
 	want := []string{"CREATE TABLE a (x TEXT)", "CREATE INDEX i ON a (x)"}
 	if got := splitStatements(src); !reflect.DeepEqual(got, want) {
 		t.Errorf("splitStatements = %q, want %q", got, want)
+	}
+}
+
+// TestPostgresAbortedCommit: a statement that failed aborts the PostgreSQL
+// transaction, which then cannot commit; an Update whose fn went on
+// regardless reports it, and nothing of it is stored.
+func TestPostgresAbortedCommit(t *testing.T) {
+	s := openT(t, postgresSchema(t, postgresURL(t)))
+	ctx := t.Context()
+	err := s.Update(ctx, func(stx server.Tx) error {
+		if err := stx.PutOrganization(ctx, server.Organization{ID: "o", Name: "O"}); err != nil {
+			return err
+		}
+		if _, err := stx.(*tx).exec(ctx, "SELECT 1/0"); err == nil {
+			t.Error("1/0 did not fail")
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("an Update whose statement failed committed")
+	}
+	if _, err := get(t, s, func(tx server.Tx) (server.Organization, error) { return tx.Organization(ctx, "o") }); !errors.Is(err, server.ErrNotFound) {
+		t.Errorf("organization after the failed Update: %v", err)
 	}
 }

@@ -2,11 +2,13 @@ package sqlstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,10 +22,20 @@ var errReadOnly = errors.New("sqlstore: write in a read-only transaction")
 
 // tx implements server.Tx over one database transaction.
 type tx struct {
-	tx       *sql.Tx
+	tx *sql.Tx
+	// pg runs the statements of a PostgreSQL transaction (tx is nil then).
+	pg *pgTx
+	// db runs the one statement of a read-only tx without a transaction
+	// when tx is nil (PostgreSQL); a second statement fails with errNeedsTx.
+	db       *sql.DB
+	ran      int
 	d        dialect
 	readOnly bool
-	stmts    *stmtCache // nil: queries are prepared each time
+	// lock makes the reads that decide a write lock what they read until
+	// the transaction ends (PostgreSQL read-write transactions, which run at
+	// READ COMMITTED); see server.Tx for which and in what order.
+	lock  bool
+	stmts *stmtCache // nil: queries are prepared each time
 	// bound holds the cached statements bound to tx, for a transaction that
 	// runs many (a committer group); nil binds them anew each time.
 	bound map[*sql.Stmt]*sql.Stmt
@@ -51,6 +63,53 @@ func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
 
 var _ server.Tx = (*tx)(nil)
 
+// runner returns what runs the next statement: the transaction, or the
+// database for the one statement a tx without a transaction may run.
+func (t *tx) runner() (runner, error) {
+	if t.tx != nil {
+		return sqlRunner{t.tx}, nil
+	}
+	if t.pg != nil {
+		return t.pg, nil
+	}
+	if t.ran++; t.ran > 1 {
+		return nil, errNeedsTx
+	}
+	return sqlRunner{t.db}, nil
+}
+
+// runner runs statements: a transaction, or the database.
+type runner interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, q string, args ...any) (rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) scanner
+}
+
+// sqlRunner is a runner over database/sql.
+type sqlRunner struct {
+	q interface {
+		ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+		QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+		QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+	}
+}
+
+func (r sqlRunner) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return r.q.ExecContext(ctx, q, args...)
+}
+
+func (r sqlRunner) QueryContext(ctx context.Context, q string, args ...any) (rows, error) {
+	rs, err := r.q.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+func (r sqlRunner) QueryRowContext(ctx context.Context, q string, args ...any) scanner {
+	return r.q.QueryRowContext(ctx, q, args...)
+}
+
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if t.readOnly {
 		return nil, errReadOnly
@@ -58,21 +117,49 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
+	r, err := t.runner()
+	if err != nil {
+		return nil, err
+	}
+	return r.ExecContext(ctx, t.d.rebind(q), args...)
 }
 
-func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+func (t *tx) query(ctx context.Context, q string, args ...any) (rows, error) {
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	return t.tx.QueryContext(ctx, t.d.rebind(q), args...)
+	r, err := t.runner()
+	if err != nil {
+		return nil, err
+	}
+	return r.QueryContext(ctx, t.d.rebind(q), args...)
 }
 
-func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+// scanner is one row to scan: a *sql.Row, a pgx row, or the error that kept
+// one from running.
+type scanner interface{ Scan(dest ...any) error }
+
+type errRow struct{ err error }
+
+func (e errRow) Scan(...any) error { return e.err }
+
+func (t *tx) queryRow(ctx context.Context, q string, args ...any) scanner {
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)
+	r, err := t.runner()
+	if err != nil {
+		return errRow{err}
+	}
+	return r.QueryRowContext(ctx, t.d.rebind(q), args...)
+}
+
+// locking returns clause when the tx locks what it reads, else "".
+func (t *tx) locking(clause string) string {
+	if t.lock {
+		return " " + clause
+	}
+	return ""
 }
 
 // notFound turns sql.ErrNoRows into server.ErrNotFound.
@@ -224,7 +311,7 @@ func scanUser(sc interface{ Scan(...any) error }) (server.User, error) {
 }
 
 func (t *tx) User(ctx context.Context, username string) (server.User, error) {
-	u, err := scanUser(t.queryRow(ctx, "SELECT "+userColumns+" FROM users WHERE username = ?", username))
+	u, err := scanUser(t.queryRow(ctx, "SELECT "+userColumns+" FROM users WHERE username = ?"+t.locking("FOR UPDATE"), username))
 	if err != nil {
 		return server.User{}, notFound(err, "user", username)
 	}
@@ -232,7 +319,7 @@ func (t *tx) User(ctx context.Context, username string) (server.User, error) {
 }
 
 func (t *tx) Users(ctx context.Context, orgID string) ([]server.User, error) {
-	rows, err := t.query(ctx, "SELECT "+userColumns+" FROM users WHERE org_id = ? ORDER BY username COLLATE BINARY", orgID)
+	rows, err := t.query(ctx, "SELECT "+userColumns+" FROM users WHERE org_id = ? ORDER BY username COLLATE BINARY"+t.locking("FOR UPDATE"), orgID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: list users: %w", err)
 	}
@@ -279,6 +366,32 @@ func (t *tx) Token(ctx context.Context, token string) (server.Token, error) {
 	return tk, nil
 }
 
+func (t *tx) Principal(ctx context.Context, token string) (server.Token, server.Principal, error) {
+	tk := server.Token{Token: token}
+	var p server.Principal
+	var expires int64
+	var cats string
+	var privs sql.NullString
+	err := t.queryRow(ctx, `SELECT t.expires_ms, u.username, u.org_id, u.full_name, u.role, u.password_hash,
+			u.categories, r.privileges
+		FROM tokens t JOIN users u ON u.username = t.username
+		LEFT JOIN roles r ON r.org_id = u.org_id AND r.id = u.role
+		WHERE t.token = ?`, token).Scan(&expires, &p.User.Username, &p.User.OrgID, &p.User.FullName,
+		&p.User.Role, &p.User.PasswordHash, &cats, &privs)
+	if err != nil {
+		// The token is a secret: keep it out of the error.
+		return server.Token{}, server.Principal{}, notFound(err, "token")
+	}
+	tk.Username, tk.Expires = p.User.Username, fromMS(expires)
+	if err := json.Unmarshal([]byte(cats), &p.User.Categories); err != nil {
+		return server.Token{}, server.Principal{}, fmt.Errorf("sqlstore: user %s categories: %w", p.User.Username, err)
+	}
+	if err := unmarshalNull(privs, &p.Privileges); err != nil {
+		return server.Token{}, server.Principal{}, fmt.Errorf("sqlstore: role %s/%s privileges: %w", p.User.OrgID, p.User.Role, err)
+	}
+	return tk, p, nil
+}
+
 func (t *tx) PutToken(ctx context.Context, tk server.Token) error {
 	_, err := t.exec(ctx, `INSERT INTO tokens (token, username, expires_ms) VALUES (?, ?, ?)
 		ON CONFLICT (token) DO UPDATE SET username = excluded.username, expires_ms = excluded.expires_ms`,
@@ -290,6 +403,19 @@ func (t *tx) PutToken(ctx context.Context, tk server.Token) error {
 }
 
 func (t *tx) Settings(ctx context.Context, orgID string, parts server.SettingsParts) (server.Settings, error) {
+	if t.lock {
+		// A read of the settings in a write precedes a merge into them:
+		// the organization's row stands for its settings, which may have
+		// no row yet, so that such writes to one organization run in turn.
+		var one int
+		err := t.queryRow(ctx, "SELECT 1 FROM organizations WHERE id = ? FOR UPDATE", orgID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return server.Settings{}, nil
+		}
+		if err != nil {
+			return server.Settings{}, fmt.Errorf("sqlstore: lock settings: %w", err)
+		}
+	}
 	var anon, authn, banner, config sql.NullString
 	cols := [...]*sql.NullString{&anon, &authn, &banner, &config}
 	err := t.queryRow(ctx, settingsSelect[parts&server.AllSettingsParts], orgID).Scan(cols[0], cols[1], cols[2], cols[3])
@@ -450,7 +576,7 @@ func (t *tx) PutCategorySchema(ctx context.Context, orgID string, nodes []server
 func (t *tx) Folder(ctx context.Context, owner, id string) (server.Folder, error) {
 	f := server.Folder{ID: id, Owner: owner}
 	var created int64
-	err := t.queryRow(ctx, "SELECT title, created_ms FROM folders WHERE id = ? AND owner = ?", id, owner).Scan(&f.Title, &created)
+	err := t.queryRow(ctx, "SELECT title, created_ms FROM folders WHERE id = ? AND owner = ?"+t.locking("FOR UPDATE"), id, owner).Scan(&f.Title, &created)
 	if err != nil {
 		return server.Folder{}, notFound(err, "folder", owner, id)
 	}
@@ -514,7 +640,7 @@ func scanItem(sc interface{ Scan(...any) error }) (server.Item, error) {
 }
 
 func (t *tx) Item(ctx context.Context, id string) (server.Item, error) {
-	it, err := scanItem(t.queryRow(ctx, "SELECT "+itemColumns+" FROM items WHERE id = ?", id))
+	it, err := scanItem(t.queryRow(ctx, "SELECT "+itemColumns+" FROM items WHERE id = ?"+t.locking("FOR UPDATE"), id))
 	if err != nil {
 		return server.Item{}, notFound(err, "item", id)
 	}
@@ -522,8 +648,13 @@ func (t *tx) Item(ctx context.Context, id string) (server.Item, error) {
 }
 
 func (t *tx) Items(ctx context.Context, owner, folderID string) ([]server.Item, error) {
+	order := "created_ms, id COLLATE BINARY"
+	if t.lock {
+		// Rows are locked in the order read: by id, as everywhere.
+		order = "id COLLATE BINARY FOR UPDATE"
+	}
 	rows, err := t.query(ctx, "SELECT "+itemColumns+` FROM items WHERE owner = ? AND folder_id = ?
-		ORDER BY created_ms, id COLLATE BINARY`, owner, folderID)
+		ORDER BY `+order, owner, folderID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: list items: %w", err)
 	}
@@ -538,6 +669,11 @@ func (t *tx) Items(ctx context.Context, owner, folderID string) ([]server.Item, 
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlstore: list items: %w", err)
+	}
+	if t.lock {
+		slices.SortFunc(items, func(a, b server.Item) int {
+			return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
+		})
 	}
 	return items, nil
 }
@@ -586,8 +722,15 @@ func inBatches(ids []string, fn func(batch []any, marks string) error) error {
 
 func (t *tx) ItemsByID(ctx context.Context, ids []string) (map[string]server.Item, error) {
 	out := make(map[string]server.Item, len(ids))
+	lock := ""
+	if t.lock {
+		// Locked in id order, across batches too, so that two
+		// transactions locking some of the same items cannot deadlock.
+		ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+		lock = " ORDER BY id COLLATE BINARY FOR UPDATE"
+	}
 	err := inBatches(ids, func(batch []any, marks string) error {
-		rows, err := t.query(ctx, "SELECT "+itemColumns+" FROM items WHERE id IN ("+marks+")", batch...)
+		rows, err := t.query(ctx, "SELECT "+itemColumns+" FROM items WHERE id IN ("+marks+")"+lock, batch...)
 		if err != nil {
 			return err
 		}

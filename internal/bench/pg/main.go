@@ -1,0 +1,403 @@
+// Command pg is the driver of `make bench-pg`: portald on PostgreSQL beside
+// pgbench running the single statement each operation amounts to, on the
+// same database, at several client counts, alternating, printed as ratios
+// against the targets; then two portald replicas behind a round-robin
+// client. The HTTP load comes from wrk (one thread, so that the CPU is left
+// to the server); the server's CPU per request is read from /proc.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+)
+
+const (
+	orgID = "0123456789ABCDEF"
+	token = "demo-admin-token"
+)
+
+// Targets (a ratio is portald's requests per second over pgbench's
+// transactions per second at the same client count).
+const (
+	minUpdateRatio = 0.5
+	minReadRatio   = 0.25 // at 16 clients
+	maxP99At16     = 25 * time.Millisecond
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-pg:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var (
+		db       = flag.String("db", os.Getenv("PORTAL_TEST_POSTGRES"), "PostgreSQL `url` to bench in (a schema of its own is made and dropped)")
+		portald  = flag.String("portald", "", "portald `binary`")
+		clients  = flag.String("clients", "1,16,64", "comma-separated client `counts`")
+		duration = flag.Duration("duration", 5*time.Second, "`length` of each run")
+	)
+	flag.Parse()
+	if *db == "" || *portald == "" {
+		return errors.New("-db (or PORTAL_TEST_POSTGRES) and -portald are required")
+	}
+	counts, err := parseCounts(*clients)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	schema, dsn, drop, err := makeSchema(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	dir, err := os.MkdirTemp("", "bench-pg-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	s := &bench{dir: dir, db: *db, schema: schema, d: *duration}
+	if err := s.scripts(); err != nil {
+		return err
+	}
+
+	a, err := startPortald(ctx, *portald, dsn)
+	if err != nil {
+		return err
+	}
+	defer a.stop()
+	fmt.Printf("portald on PostgreSQL beside pgbench (prepared statements) on one database; %v per run, runs alternating\n\n", *duration)
+	fmt.Println("| clients | settings/update req/s | p99 | CPU/req | errors | pgbench upsert tps | ratio | settings read req/s | p99 | CPU/req | errors | pgbench select tps | ratio |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	var failures []string
+	var prevUpdate float64
+	for i, n := range counts {
+		up, err := s.pgbench("upsert.sql", n)
+		if err != nil {
+			return err
+		}
+		u, err := s.wrk([]*server{a}, "update.lua", n)
+		if err != nil {
+			return err
+		}
+		sel, err := s.pgbench("select.sql", n)
+		if err != nil {
+			return err
+		}
+		r, err := s.wrk([]*server{a}, "read.lua", n)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("| %d | %.0f | %s | %s | %d | %.0f | %.2f | %.0f | %s | %s | %d | %.0f | %.2f |\n",
+			n, u.rps, ms(u.p99), us(u.cpu), u.errors, up, u.rps/up, r.rps, ms(r.p99), us(r.cpu), r.errors, sel, r.rps/sel)
+		if u.rps/up < minUpdateRatio {
+			failures = append(failures, fmt.Sprintf("settings/update at %d clients is %.2f of pgbench's upsert, under %.2f", n, u.rps/up, minUpdateRatio))
+		}
+		if i > 0 && n <= 16 && u.rps < prevUpdate {
+			failures = append(failures, fmt.Sprintf("settings/update falls from %.0f to %.0f req/s at %d clients", prevUpdate, u.rps, n))
+		}
+		prevUpdate = u.rps
+		if n == 16 {
+			if u.p99 > maxP99At16 {
+				failures = append(failures, fmt.Sprintf("settings/update p99 at 16 clients is %s, over %s", ms(u.p99), ms(maxP99At16)))
+			}
+			if r.rps/sel < minReadRatio {
+				failures = append(failures, fmt.Sprintf("settings read at 16 clients is %.2f of pgbench's point select, under %.2f", r.rps/sel, minReadRatio))
+			}
+		}
+		if u.errors+r.errors > 0 {
+			failures = append(failures, fmt.Sprintf("%d errors at %d clients", u.errors+r.errors, n))
+		}
+	}
+
+	b, err := startPortald(ctx, *portald, dsn)
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+	fmt.Println("\nTwo replicas, each sent half the clients (round robin by connection):")
+	fmt.Println()
+	fmt.Println("| clients | settings/update req/s | p99 | errors | settings read req/s | p99 | errors |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, n := range counts {
+		if n < 2 {
+			continue
+		}
+		u, err := s.wrk([]*server{a, b}, "update.lua", n)
+		if err != nil {
+			return err
+		}
+		r, err := s.wrk([]*server{a, b}, "read.lua", n)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("| %d | %.0f | %s | %d | %.0f | %s | %d |\n", n, u.rps, ms(u.p99), u.errors, r.rps, ms(r.p99), r.errors)
+		if u.errors+r.errors > 0 {
+			failures = append(failures, fmt.Sprintf("%d errors at %d clients on two replicas", u.errors+r.errors, n))
+		}
+	}
+	fmt.Println()
+	if len(failures) > 0 {
+		for _, f := range failures {
+			fmt.Println("MISSED:", f)
+		}
+		return fmt.Errorf("%d targets missed (on a machine shared with other work, run it again quiet)", len(failures))
+	}
+	fmt.Println("all targets met")
+	return nil
+}
+
+func parseCounts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("client count %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
+
+// makeSchema creates a schema of its own in the database at base and returns
+// base set to use it, and how to drop it.
+func makeSchema(ctx context.Context, base string) (schema, dsn string, drop func(), err error) {
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		return "", "", nil, err
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema = "portal_bench_" + hex.EncodeToString(b[:])
+	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		admin.Close()
+		return "", "", nil, fmt.Errorf("create schema: %w", err)
+	}
+	drop = func() {
+		_, _ = admin.ExecContext(context.WithoutCancel(ctx), "DROP SCHEMA "+schema+" CASCADE")
+		admin.Close()
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		drop()
+		return "", "", nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return schema, u.String(), drop, nil
+}
+
+type bench struct {
+	dir, db, schema string
+	d               time.Duration
+}
+
+// scripts writes the pgbench scripts (the statement portald runs for each
+// operation, with the values of one request) and the wrk scripts.
+func (s *bench) scripts() error {
+	files := map[string]string{
+		// Tx.PatchSettings' upsert of the banner, its values bound as
+		// portald binds them (pgbench -D sets :org and :banner).
+		"upsert.sql": fmt.Sprintf(`INSERT INTO %[1]s.settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
+SELECT :org, NULL, NULL, :banner, NULL WHERE EXISTS (SELECT 1 FROM %[1]s.organizations WHERE id = :org) ON CONFLICT (org_id) DO UPDATE SET banner = excluded.banner;
+`, s.schema),
+		// Tx.Settings.
+		"select.sql": fmt.Sprintf("SELECT anonymous_notice, authenticated_notice, banner, portal_config FROM %s.settings WHERE org_id = :org;\n", s.schema),
+		"update.lua": `wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+local n = 0
+request = function()
+  n = n + 1
+  local body = "f=json&token=` + token + `&informationalBanner=" ..
+    "%7B%22text%22%3A%22Maintenance%20window%20" .. n .. "%22%2C%22bgColor%22%3A%22%23003366%22%2C%22fontColor%22%3A%22white%22%2C%22enabled%22%3Atrue%7D"
+  return wrk.format(nil, wrk.path .. "/portals/self/settings/update", nil, body)
+end
+` + wrkCounting,
+		"read.lua": `request = function()
+  return wrk.format("GET", wrk.path .. "/portals/self/settings?f=json&token=` + token + `")
+end
+` + wrkCounting,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(s.dir, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wrkCounting counts the answers that are not a success: HTTP errors, and
+// the API's error envelope, which comes with HTTP 200.
+const wrkCounting = `local threads = {}
+setup = function(thread) table.insert(threads, thread) end
+errors = 0
+response = function(status, headers, body)
+  if status ~= 200 or string.find(body, '"error"', 1, true) then errors = errors + 1 end
+end
+done = function(summary, latency, requests)
+  local e = 0
+  for _, t in ipairs(threads) do e = e + t:get("errors") end
+  io.write(string.format("ERRORS %d\n", e + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout))
+  io.write(string.format("P99US %d\n", latency:percentile(99)))
+end
+`
+
+var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+// pgbench runs a script at n clients and returns its transactions per second.
+func (s *bench) pgbench(script string, n int) (float64, error) {
+	out, err := exec.Command("pgbench", "-n", "-M", "prepared", "-c", strconv.Itoa(n), "-j", strconv.Itoa(min(n, 2)),
+		"-T", strconv.Itoa(max(1, int(s.d.Seconds()))), "-f", filepath.Join(s.dir, script),
+		"-D", "org="+orgID, "-D", `banner={"text":"Maintenance window 1","bgColor":"#003366","fontColor":"white","enabled":true}`, s.db).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("pgbench %s: %v\n%s", script, err, out)
+	}
+	m := tpsLine.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("pgbench %s: no tps in\n%s", script, out)
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}
+
+type result struct {
+	rps    float64
+	p99    time.Duration
+	cpu    time.Duration // the servers' CPU per request
+	errors int
+}
+
+var (
+	rpsLine = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	errLine = regexp.MustCompile(`ERRORS (\d+)`)
+	p99Line = regexp.MustCompile(`P99US (\d+)`)
+)
+
+// wrk sends n connections' load, split over the servers, and sums what they
+// answered; p99 is the worst server's.
+func (s *bench) wrk(servers []*server, script string, n int) (result, error) {
+	var res result
+	cpu0 := make([]time.Duration, len(servers))
+	for i, sv := range servers {
+		cpu0[i] = sv.cpu()
+	}
+	cmds := make([]*exec.Cmd, len(servers))
+	outs := make([]*strings.Builder, len(servers))
+	for i, sv := range servers {
+		conns := n / len(servers)
+		if i < n%len(servers) {
+			conns++
+		}
+		outs[i] = &strings.Builder{}
+		cmds[i] = exec.Command("wrk", "-t", "1", "-c", strconv.Itoa(conns), "--timeout", "10s", "-d", fmt.Sprintf("%ds", max(1, int(s.d.Seconds()))),
+			"-s", filepath.Join(s.dir, script), sv.api)
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		if err := cmds[i].Start(); err != nil {
+			return res, fmt.Errorf("wrk: %w", err)
+		}
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			return res, fmt.Errorf("wrk: %v\n%s", err, outs[i])
+		}
+	}
+	var cpu time.Duration
+	for i, sv := range servers {
+		cpu += sv.cpu() - cpu0[i]
+		out := outs[i].String()
+		m, e, p := rpsLine.FindStringSubmatch(out), errLine.FindStringSubmatch(out), p99Line.FindStringSubmatch(out)
+		if m == nil || e == nil || p == nil {
+			return res, fmt.Errorf("wrk: unexpected output\n%s", out)
+		}
+		rps, _ := strconv.ParseFloat(m[1], 64)
+		errs, _ := strconv.Atoi(e[1])
+		p99, _ := strconv.Atoi(p[1])
+		res.rps += rps
+		res.errors += errs
+		res.p99 = max(res.p99, time.Duration(p99)*time.Microsecond)
+	}
+	if total := res.rps * s.d.Seconds(); total > 0 {
+		res.cpu = time.Duration(float64(cpu) / total)
+	}
+	return res, nil
+}
+
+// server is a running portald.
+type server struct {
+	cmd *exec.Cmd
+	api string // base URL ending in /sharing/rest
+}
+
+var listening = regexp.MustCompile(`API at (http://\S+/sharing/rest)`)
+
+func startPortald(ctx context.Context, bin, dsn string) (*server, error) {
+	cmd := exec.CommandContext(ctx, bin, "-addr", "127.0.0.1:0", "-log-level", "warn", "-db", dsn)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				lines <- m[1]
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case u := <-lines:
+		return &server{cmd: cmd, api: u}, nil
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		return nil, errors.New("portald did not start within a minute")
+	}
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	_ = s.cmd.Wait()
+}
+
+// cpu is the process's user and system CPU time so far, from /proc.
+func (s *server) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const ticks = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticks
+}

@@ -1,0 +1,417 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/orgportal/portal-api/client"
+	pt "github.com/orgportal/portal-api/portaltest"
+)
+
+// These tests run writes that contend for the same rows through two portald
+// processes on one PostgreSQL database, then check the final state and the
+// answers against what one serial order of the requests allows. They assert
+// nothing about timing.
+
+// isCode reports whether err is the envelope with code.
+func isCode(err error, code int) bool {
+	var ce *client.Error
+	return errors.As(err, &ce) && ce.Code == code
+}
+
+// Moves, deletions of items and deletions of their folders, all at once on
+// the same items: every item ends in exactly one existing folder (or the
+// root) or is gone; an item or a folder is deleted at most once, and what was
+// deleted is gone; what remains was never reported deleted.
+func TestReplicasMovesDeletesAndFolderDeletions(t *testing.T) {
+	procs := replicas(t, 2)
+	ctx := context.Background()
+	setup := clientFor(t, procs[0], pt.MemberToken)
+	var movedOK, deletedOK, folderDeletedOK int
+	for round := range 3 {
+		var folders []string
+		for i := range 2 {
+			f, err := setup.CreateFolder(ctx, pt.Member, fmt.Sprintf("contention %d-%d", round, i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			folders = append(folders, f.ID)
+		}
+		var items []string
+		for i := range 8 {
+			folder := ""
+			if i%2 == 1 {
+				folder = folders[i%4/2]
+			}
+			id, err := setup.AddItem(ctx, pt.Member, folder, client.NewItem{Title: fmt.Sprintf("item %d-%d", round, i), Type: "CSV"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			items = append(items, id)
+		}
+		var mu sync.Mutex
+		itemDeletes := map[string]int{}
+		folderDeletes := map[string]int{}
+		errs := make(chan error, 1000)
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				rng := rand.New(rand.NewPCG(uint64(round), uint64(w)))
+				c := clientFor(t, procs[w%2], pt.MemberToken)
+				for range 12 {
+					var batch []string
+					for _, id := range items {
+						if rng.IntN(3) == 0 {
+							batch = append(batch, id)
+						}
+					}
+					if len(batch) == 0 {
+						batch = items[rng.IntN(len(items)):][:1]
+					}
+					switch op := rng.IntN(10); {
+					case op < 6:
+						dest := append([]string{"/"}, folders...)[rng.IntN(3)]
+						res, err := c.MoveItems(ctx, pt.Member, batch, dest)
+						if isCode(err, 400) && dest != "/" {
+							continue // the folder was deleted: nothing moved
+						}
+						if err != nil {
+							errs <- fmt.Errorf("move: %w", err)
+							continue
+						}
+						for i, r := range res {
+							switch {
+							case r.ItemID != batch[i]:
+								errs <- fmt.Errorf("move result %d is for %s, want %s", i, r.ItemID, batch[i])
+							case r.Success:
+								mu.Lock()
+								movedOK++
+								mu.Unlock()
+							case r.Err == nil || (r.Err.Code != 500 && r.Err.MessageCode != "CONT_0001"):
+								errs <- fmt.Errorf("move %s: unexpected failure %+v", r.ItemID, r.Err)
+							}
+						}
+					case op < 8:
+						res, err := c.DeleteItems(ctx, pt.Member, batch)
+						if err != nil {
+							errs <- fmt.Errorf("delete items: %w", err)
+							continue
+						}
+						for i, r := range res {
+							switch {
+							case r.ItemID != batch[i]:
+								errs <- fmt.Errorf("delete result %d is for %s, want %s", i, r.ItemID, batch[i])
+							case r.Success:
+								mu.Lock()
+								itemDeletes[r.ItemID]++
+								deletedOK++
+								mu.Unlock()
+							case r.Err == nil || r.Err.MessageCode != "CONT_0001":
+								errs <- fmt.Errorf("delete %s: unexpected failure %+v", r.ItemID, r.Err)
+							}
+						}
+					default:
+						f := folders[rng.IntN(2)]
+						err := c.DeleteFolder(ctx, pt.Member, f)
+						switch {
+						case err == nil:
+							mu.Lock()
+							folderDeletes[f]++
+							folderDeletedOK++
+							mu.Unlock()
+						case !isCode(err, 400) && !isCode(err, 404):
+							errs <- fmt.Errorf("delete folder: %w", err)
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+
+		content, err := setup.UserContent(ctx, pt.Member, "", client.Page{Start: 1, Num: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		existing := map[string]bool{}
+		for _, f := range content.Folders {
+			existing[f.ID] = true
+		}
+		for _, f := range folders {
+			if folderDeletes[f] > 1 {
+				t.Errorf("folder %s deleted %d times", f, folderDeletes[f])
+			}
+			if folderDeletes[f] == 1 && existing[f] {
+				t.Errorf("folder %s was deleted and still exists", f)
+			}
+		}
+		listed := map[string]string{}
+		for _, f := range append([]string{""}, folders...) {
+			if f != "" && !existing[f] {
+				continue
+			}
+			c, err := setup.UserContent(ctx, pt.Member, f, client.Page{Start: 1, Num: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range c.Items {
+				if prev, dup := listed[it.ID]; dup {
+					t.Errorf("item %s is listed in %q and in %q", it.ID, prev, f)
+				}
+				listed[it.ID] = f
+			}
+		}
+		for _, id := range items {
+			it, err := setup.Item(ctx, id)
+			var ce *client.Error
+			gone := errors.As(err, &ce) && ce.MessageCode == "CONT_0001"
+			if err != nil && !gone {
+				t.Fatalf("item %s: %v", id, err)
+			}
+			switch {
+			case itemDeletes[id] > 1:
+				t.Errorf("item %s deleted %d times", id, itemDeletes[id])
+			case itemDeletes[id] == 1 && !gone:
+				t.Errorf("item %s was deleted and still exists", id)
+			case !gone && it.Folder != "" && !existing[it.Folder]:
+				t.Errorf("item %s is in folder %s, which no longer exists", id, it.Folder)
+			case !gone && listed[id] != it.Folder:
+				t.Errorf("item %s is in %q but listed in %q", id, it.Folder, listed[id])
+			case gone && itemDeletes[id] == 0 && len(folderDeletes) == 0:
+				t.Errorf("item %s is gone, and neither it nor a folder was deleted", id)
+			}
+		}
+	}
+	if movedOK == 0 || deletedOK == 0 || folderDeletedOK == 0 {
+		t.Errorf("%d moves, %d item deletions, %d folder deletions succeeded: the test exercised too little", movedOK, deletedOK, folderDeletedOK)
+	}
+}
+
+// Schema assignments that drop a category race member updates that assign
+// it: whatever the order, no member keeps a category the final schema does
+// not have.
+func TestReplicasSchemaAgainstMemberCategories(t *testing.T) {
+	procs := replicas(t, 2)
+	ctx := context.Background()
+	wide := []client.Category{
+		{Title: "Office", Categories: []client.Category{{Title: "Maine"}}},
+		{Title: "Department", Categories: []client.Category{{Title: "Planning"}}},
+	}
+	narrow := wide[:1]
+	members := []string{"jsmith", "jdoe", "viewer", "catadmin"}
+	var mu sync.Mutex
+	var narrowed, assigned int
+	errs := make(chan error, 1000)
+	var wg sync.WaitGroup
+	for w := range 10 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 3))
+			c := clientFor(t, procs[w%2], pt.AdminToken)
+			for r := range 15 {
+				if w < 2 {
+					schema := wide
+					if (w+r)%2 == 1 {
+						schema = narrow
+					}
+					if err := c.AssignMemberCategorySchema(ctx, pt.OrgID, schema); err != nil {
+						errs <- fmt.Errorf("assign: %w", err)
+					} else if len(schema) == 1 {
+						mu.Lock()
+						narrowed++
+						mu.Unlock()
+					}
+					continue
+				}
+				paths := []string{"/Department/Planning"}
+				if rng.IntN(2) == 0 {
+					paths = append(paths, "/Office/Maine")
+				}
+				err := c.SetMemberCategories(ctx, members[rng.IntN(len(members))], paths)
+				switch {
+				case err == nil:
+					mu.Lock()
+					assigned++
+					mu.Unlock()
+				case !isCode(err, 400): // 400: the schema had no Planning then
+					errs <- fmt.Errorf("set categories: %w", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if narrowed == 0 || assigned == 0 {
+		t.Fatalf("%d narrowing assignments, %d member updates succeeded: the test exercised too little", narrowed, assigned)
+	}
+	c := clientFor(t, procs[1], pt.AdminToken)
+	schema, err := c.MemberCategorySchema(ctx, pt.OrgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := map[string]bool{}
+	var walk func(prefix string, cs []client.Category)
+	walk = func(prefix string, cs []client.Category) {
+		for _, n := range cs {
+			valid[strings.ToLower(prefix+"/"+n.Title)] = true
+			walk(prefix+"/"+n.Title, n.Categories)
+		}
+	}
+	walk("", schema)
+	for _, u := range members {
+		m, err := c.Member(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cat := range m.Categories {
+			if !valid[strings.ToLower(cat)] {
+				t.Errorf("member %s keeps %s, which the schema %+v does not have", u, cat, schema)
+			}
+		}
+	}
+}
+
+// postReset empties and reseeds the store through p.
+func postReset(ctx context.Context, p *process) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.Root+"/emulator/reset", strings.NewReader("{}"))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("reset: HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// Writes through both replicas with a generated token race a reset through
+// one of them. The reset removes the token: once it has answered, no
+// replica accepts the token, and nothing the token wrote survives it (a
+// write that decided before the reset cannot land after it).
+func TestReplicasResetAgainstWrites(t *testing.T) {
+	procs := replicas(t, 2)
+	ctx := context.Background()
+	admin := clientFor(t, procs[1], pt.AdminToken)
+	for round := range 3 {
+		anon, err := client.New(procs[0].URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := anon.GenerateToken(ctx, pt.Member, "jsmith-password", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// phase: 0 before the reset is sent, 1 while it runs, 2 once it
+		// has answered.
+		var phase atomic.Int32
+		var mu sync.Mutex
+		ackedBefore := map[string]bool{} // acknowledged before the reset was sent
+		unacked := map[string]bool{}     // not acknowledged
+		started := make(chan struct{}, 100)
+		errs := make(chan error, 1000)
+		var wg sync.WaitGroup
+		for w := range 6 {
+			wg.Go(func() {
+				c := clientFor(t, procs[w%2], tok.Token)
+				for i := 0; ; i++ {
+					sent := phase.Load()
+					title := fmt.Sprintf("raced %d-%d-%d", round, w, i)
+					var err error
+					if i%2 == 0 {
+						_, err = c.AddItem(ctx, pt.Member, "", client.NewItem{Title: title, Type: "CSV"})
+					} else {
+						_, err = c.MoveItems(ctx, pt.Member, []string{pt.RoadsItem}, []string{"/", pt.ArchiveFolder}[i%4/2])
+					}
+					acked := phase.Load()
+					mu.Lock()
+					if i%2 == 0 && err != nil {
+						unacked[title] = true
+					} else if i%2 == 0 && acked == 0 {
+						ackedBefore[title] = true
+					}
+					mu.Unlock()
+					switch {
+					case err == nil && sent == 2:
+						errs <- fmt.Errorf("writer %d: a write with the removed token was accepted after the reset answered", w)
+						return
+					case isCode(err, 498), isCode(err, 400):
+						// The token is gone, or the store was empty at that
+						// moment (between the reset and the seed).
+						return
+					case err != nil:
+						errs <- fmt.Errorf("writer %d: %w", w, err)
+						return
+					}
+					select {
+					case started <- struct{}{}:
+					default:
+					}
+				}
+			})
+		}
+		// Reset once the writers are under way on both replicas (or, should
+		// they all have stopped, at once: the checks below report why).
+		writersDone := make(chan struct{})
+		go func() { wg.Wait(); close(writersDone) }()
+	waiting:
+		for range 12 {
+			select {
+			case <-started:
+			case <-writersDone:
+				break waiting
+			}
+		}
+		phase.Store(1)
+		if err := postReset(ctx, procs[0]); err != nil {
+			t.Fatal(err)
+		}
+		phase.Store(2)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		for _, p := range procs {
+			_, err := clientFor(t, p, tok.Token).UserContent(ctx, pt.Member, "", client.Page{Start: 1, Num: 10})
+			if !isCode(err, 498) {
+				t.Errorf("%s accepts the token removed by the reset: %v", p.Root, err)
+			}
+		}
+		content, err := admin.UserContent(ctx, pt.Member, "", client.Page{Start: 1, Num: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, it := range content.Items {
+			switch {
+			case ackedBefore[it.Title]:
+				t.Errorf("item %q, acknowledged before the reset, survives it", it.Title)
+			case unacked[it.Title]:
+				t.Errorf("item %q was stored although its request failed", it.Title)
+			case !strings.HasPrefix(it.Title, "raced"):
+				ids = append(ids, it.ID)
+			}
+		}
+		if want := []string{pt.RoadsItem, pt.HydrantsItem}; !slices.Equal(ids, want) {
+			t.Errorf("after the reset jsmith's root holds %v, want the seed's %v", ids, want)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// ErrUnhealthy is what a write answers, and Ping reports, when the store
+// cannot be trusted to keep what it commits: its SQLite file was deleted or
+// replaced since it was opened (a commit would go to a file no one will open
+// again), or its last commit failed (the disk is full, or failing).
+var ErrUnhealthy = errors.New("sqlstore: the store cannot commit")
+
+// fileIdentity is the SQLite file as opened, and what went wrong with it.
+type fileIdentity struct {
+	path     string
+	dev, ino uint64
+	mu       sync.Mutex
+	failure  error // the last commit's failure; nil after a success
+}
+
+// sqlitePath returns the path of the file a SQLite dsn names ("" when it
+// names none: ":memory:", or a URI with mode=memory).
+func sqlitePath(dsn string) string {
+	if !strings.HasPrefix(dsn, "file:") {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil || u.Query().Get("mode") == "memory" {
+		return ""
+	}
+	if u.Opaque != "" {
+		return u.Opaque
+	}
+	return u.Path
+}
+
+// identify records the identity of the file at path once it exists.
+func identify(path string) (*fileIdentity, error) {
+	if path == "" {
+		return nil, nil
+	}
+	dev, ino, err := statFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	return &fileIdentity{path: path, dev: dev, ino: ino}, nil
+}
+
+func statFile(path string) (dev, ino uint64, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, nil // no inode to compare on this system
+	}
+	return uint64(st.Dev), st.Ino, nil
+}
+
+// gone reports ErrUnhealthy when the path no longer leads to the file opened.
+func (f *fileIdentity) gone() error {
+	dev, ino, err := statFile(f.path)
+	if err != nil || dev != f.dev || ino != f.ino {
+		return fmt.Errorf("%w: %s was deleted or replaced since it was opened", ErrUnhealthy, f.path)
+	}
+	return nil
+}
+
+// failing reports ErrUnhealthy when the last commit failed.
+func (f *fileIdentity) failing() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failure != nil {
+		return fmt.Errorf("%w: the last commit failed: %w", ErrUnhealthy, f.failure)
+	}
+	return nil
+}
+
+// committed records the outcome of a write transaction on SQLite: the error
+// of its commit (storeErr), nil when it committed.
+func (f *fileIdentity) committed(storeErr error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failure = storeErr
+}
+
+// update runs a write on SQLite and vouches for it: a write whose file is no
+// longer the store's is reported failed although SQLite committed it, for
+// nothing will read it again; a commit that failed marks the store failing
+// until one succeeds.
+func (s *Store) update(ctx context.Context, fn func(t *tx) error) error {
+	var fnErr error
+	err := s.gc.do(ctx, func(t *tx) error { fnErr = fn(t); return fnErr })
+	if s.file == nil {
+		return err
+	}
+	if err == nil && s.commitFault != nil {
+		err = s.commitFault()
+	}
+	if err != nil && (fnErr == nil || !errors.Is(err, fnErr)) && ctx.Err() == nil {
+		// Not fn's own answer, nor the caller giving up: the commit failed.
+		s.file.committed(err)
+		return fmt.Errorf("%w: %w", ErrUnhealthy, err)
+	}
+	if err == nil {
+		s.file.committed(nil)
+	}
+	if err == nil {
+		return s.file.gone()
+	}
+	return err
+}
+
+// Ping implements server.Store: the database answers and, on a SQLite file,
+// the file is still the one opened and commits succeed. A store whose last
+// commit failed probes with a write of its own (one that changes nothing but
+// writes a page), so that it recovers when the disk does.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return err
+	}
+	if s.file == nil {
+		return nil
+	}
+	if err := s.file.gone(); err != nil {
+		return err
+	}
+	if s.file.failing() == nil {
+		return nil
+	}
+	return s.update(ctx, func(t *tx) error {
+		_, err := t.exec(ctx, "UPDATE schema_migrations SET version = version")
+		return err
+	})
+}

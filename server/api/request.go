@@ -357,6 +357,12 @@ func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
 		// Broken framing or a client gone mid-body: the client's doing.
 		return nil, badBody(err)
 	}
+	if n < 0 {
+		// Read whole: the body holds what it read, no longer the most it
+		// might have been.
+		s.bodies.give(reserve - int64(len(body)))
+		cl.reserved = int64(len(body))
+	}
 	return body, nil
 }
 

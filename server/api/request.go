@@ -321,6 +321,12 @@ func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 	return token, nil
 }
 
+// freeBodyBytes is the size up to which a body with a length is not counted
+// against the budget of bodies in flight: what ordinary requests send (a
+// settings update, a thousand ids), so that a few large bodies sent slowly
+// cannot starve them.
+const freeBodyBytes = 64 << 10
+
 // readBody reads the body once, into a buffer of its announced size, after
 // reserving that many bytes of the budget of bodies in flight.
 func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
@@ -331,6 +337,13 @@ func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
 	}
 	if n == 0 {
 		return nil, nil
+	}
+	if n > 0 && n <= freeBodyBytes {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(req.Body, body); err != nil {
+			return nil, badBody(err)
+		}
+		return body, nil
 	}
 	reserve := n
 	if n < 0 {

@@ -271,7 +271,7 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 // generated handler then finds the parameters where it looks for them.
 func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 	req := c.Request()
-	query := url.Values{}
+	var query url.Values // most posts have none: no map to make
 	if req.URL.RawQuery != "" {
 		if query, err = url.ParseQuery(req.URL.RawQuery); err != nil {
 			return "", server.Invalid("the query string is not URL-encoded: " + err.Error())
@@ -279,6 +279,9 @@ func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 	}
 	form := query
 	posted := req.Method == http.MethodPost
+	if !posted && form == nil {
+		form = url.Values{}
+	}
 	if posted {
 		body, err := s.readBody(c, cl)
 		if err != nil {

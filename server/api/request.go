@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -464,33 +465,36 @@ func (s *srv) validate(c echo.Context, cl *call) error {
 	o := cl.op
 	req := c.Request()
 	names, values := c.ParamNames(), c.ParamValues()
-	pathParams := make(map[string]string, len(names))
-	for i, name := range names {
-		v := values[i]
+	if req.URL.RawPath != "" {
 		// Echo routes on the escaped path when there is one; the contract's
-		// limits are on the values themselves.
-		if req.URL.RawPath != "" {
+		// limits are on the values themselves. A copy: the generated
+		// handler unescapes echo's own.
+		values = slices.Clone(values)
+		for i, v := range values {
 			if u, err := url.PathUnescape(v); err == nil {
-				v = u
+				values[i] = u
 			}
 		}
-		pathParams[name] = v
 	}
-	if err := checkText(pathParams, cl.form); err != nil {
+	if err := checkText(names, values, cl.form); err != nil {
 		return err
 	}
 	var errs openapi3.MultiError
 	var in *openapi3filter.RequestValidationInput
 	for _, p := range o.params {
 		var err error
-		if p.In == openapi3.ParameterInPath && p.Schema != nil && p.Schema.Value != nil {
+		if i := slices.Index(names, p.Name); i >= 0 && p.In == openapi3.ParameterInPath && p.Schema != nil && p.Schema.Value != nil {
 			// A path value is a plain string: checked against its schema
 			// without kin-openapi's parameter decoding.
-			if verr := p.Schema.Value.VisitJSON(pathParams[p.Name], bodyOptions...); verr != nil {
+			if verr := p.Schema.Value.VisitJSON(values[i], bodyOptions...); verr != nil {
 				err = &openapi3filter.RequestError{Parameter: p, Err: verr}
 			}
 		} else {
 			if in == nil {
+				pathParams := make(map[string]string, len(names))
+				for i, name := range names {
+					pathParams[name] = values[i]
+				}
 				in = &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, QueryParams: cl.form, Route: o.route, Options: paramOptions}
 			}
 			err = openapi3filter.ValidateParameter(cl, in, p)

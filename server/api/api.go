@@ -129,12 +129,16 @@ func New(cfg Config) (*API, error) {
 	}
 	// Only generateToken needs the client's address (sign-in throttling).
 	perOp["generateToken"] = append([]echo.MiddlewareFunc{withClientAddr}, perOp["generateToken"]...)
-	g := e.Group(base)
-	gen.RegisterHandlersWithOptions(groupRouter{g}, gen.NewStrictHandler(&handlers{svc: s.svc}, []gen.StrictMiddlewareFunc{writeResponse}),
+	g := groupRouter{g: e.Group(base), bare: new([]string)}
+	gen.RegisterHandlersWithOptions(g, gen.NewStrictHandler(&handlers{svc: s.svc}, []gen.StrictMiddlewareFunc{writeResponse}),
 		gen.RegisterHandlersOptions{OperationMiddlewares: perOp})
+	if len(*g.bare) > 0 {
+		// A route without its middleware would skip authentication.
+		return nil, fmt.Errorf("api: generated routes without an operation of openapi.yaml: %v", *g.bare)
+	}
 	// Unknown paths under the API root answer the envelope in the format
 	// asked for.
-	g.Any("/*", func(c echo.Context) error {
+	g.g.Any("/*", func(c echo.Context) error {
 		q, _ := url.ParseQuery(c.Request().URL.RawQuery)
 		c.SetRequest(c.Request().WithContext(&call{Context: c.Request().Context(), pretty: q.Get("f") == "pjson"}))
 		return errNotFound
@@ -145,34 +149,52 @@ func New(cfg Config) (*API, error) {
 // groupRouter lets the generated registration add its routes to a group.
 // Every read answers POST as well as GET: the portal takes a read's
 // parameters from a form body too, and its JavaScript client posts them.
-type groupRouter struct{ g *echo.Group }
+type groupRouter struct {
+	g    *echo.Group
+	bare *[]string // paths registered without a middleware
+}
+
+func (r groupRouter) check(p string, m []echo.MiddlewareFunc) {
+	if len(m) == 0 {
+		*r.bare = append(*r.bare, p)
+	}
+}
 
 func (r groupRouter) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.check(p, m)
 	return r.g.CONNECT(p, h, m...)
 }
 func (r groupRouter) DELETE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.check(p, m)
 	return r.g.DELETE(p, h, m...)
 }
 func (r groupRouter) GET(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.check(p, m)
 	r.g.POST(p, h, m...)
 	return r.g.GET(p, h, m...)
 }
 func (r groupRouter) HEAD(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.check(p, m)
 	return r.g.HEAD(p, h, m...)
 }
 func (r groupRouter) OPTIONS(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.check(p, m)
 	return r.g.OPTIONS(p, h, m...)
 }
 func (r groupRouter) PATCH(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.check(p, m)
 	return r.g.PATCH(p, h, m...)
 }
 func (r groupRouter) POST(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.check(p, m)
 	return r.g.POST(p, h, m...)
 }
 func (r groupRouter) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.check(p, m)
 	return r.g.PUT(p, h, m...)
 }
 func (r groupRouter) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.check(p, m)
 	return r.g.TRACE(p, h, m...)
 }
 

@@ -130,11 +130,11 @@ func decodeField(s string, prop *openapi3.Schema, enc *openapi3.Encoding) (any, 
 // checkText rejects parameter values that are not text: a NUL byte or
 // invalid UTF-8. No id, name or title holds them, and PostgreSQL refuses
 // both, so letting them through turns a bad request into a store failure.
-func checkText(path map[string]string, params url.Values) error {
+func checkText(names, values []string, params url.Values) error {
 	var details []string
-	for name, v := range path {
+	for i, v := range values {
 		if !isText(v) {
-			details = append(details, name+": "+notText)
+			details = append(details, names[i]+": "+notText)
 		}
 	}
 	for name, vs := range params {

@@ -40,6 +40,29 @@ func page(start, num *int32) server.Page {
 	return p
 }
 
+// list is a list field as the validator decoded it (a JSON array or the
+// comma-separated form), read as wire.List.Values reads it: entries trimmed,
+// empty ones dropped.
+func list(ctx context.Context, name string, l wire.List) []string {
+	cl := callOf(ctx)
+	if cl == nil {
+		return l.Values()
+	}
+	arr, decoded := cl.fields[name].([]any)
+	if !decoded {
+		return l.Values()
+	}
+	var out []string
+	for _, v := range arr {
+		if s, isText := v.(string); isText {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
 func millis(t time.Time) *int64 { return ptr(t.UnixMilli()) }
 
 var successTrue = ptr(true)
@@ -213,7 +236,7 @@ func (h *handlers) GetMember(ctx context.Context, r gen.GetMemberRequestObject) 
 }
 
 func (h *handlers) UpdateMember(ctx context.Context, r gen.UpdateMemberRequestObject) (gen.UpdateMemberResponseObject, error) {
-	u, err := h.svc.SetMemberCategories(ctx, principal(ctx), r.UserName, r.Body.Categories.Values())
+	u, err := h.svc.SetMemberCategories(ctx, principal(ctx), r.UserName, list(ctx, "categories", r.Body.Categories))
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +282,7 @@ func folderParam(f *string) string {
 }
 
 func (h *handlers) MoveItems(ctx context.Context, r gen.MoveItemsRequestObject) (gen.MoveItemsResponseObject, error) {
-	rs, err := h.svc.MoveItems(ctx, principal(ctx), r.UserName, r.Body.Items.Values(), folderParam(r.Body.Folder))
+	rs, err := h.svc.MoveItems(ctx, principal(ctx), r.UserName, list(ctx, "items", r.Body.Items), folderParam(r.Body.Folder))
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +290,7 @@ func (h *handlers) MoveItems(ctx context.Context, r gen.MoveItemsRequestObject) 
 }
 
 func (h *handlers) DeleteItems(ctx context.Context, r gen.DeleteItemsRequestObject) (gen.DeleteItemsResponseObject, error) {
-	rs, err := h.svc.DeleteItems(ctx, principal(ctx), r.UserName, r.Body.Items.Values())
+	rs, err := h.svc.DeleteItems(ctx, principal(ctx), r.UserName, list(ctx, "items", r.Body.Items))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -271,7 +272,7 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 // generated handler then finds the parameters where it looks for them.
 func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 	req := c.Request()
-	query := url.Values{}
+	var query url.Values // most posts have none: no map to make
 	if req.URL.RawQuery != "" {
 		if query, err = url.ParseQuery(req.URL.RawQuery); err != nil {
 			return "", server.Invalid("the query string is not URL-encoded: " + err.Error())
@@ -279,6 +280,9 @@ func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 	}
 	form := query
 	posted := req.Method == http.MethodPost
+	if !posted && form == nil {
+		form = url.Values{}
+	}
 	if posted {
 		body, err := s.readBody(c, cl)
 		if err != nil {
@@ -321,6 +325,12 @@ func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 	return token, nil
 }
 
+// freeBodyBytes is the size up to which a body with a length is not counted
+// against the budget of bodies in flight: what ordinary requests send (a
+// settings update, a thousand ids), so that a few large bodies sent slowly
+// cannot starve them.
+const freeBodyBytes = 64 << 10
+
 // readBody reads the body once, into a buffer of its announced size, after
 // reserving that many bytes of the budget of bodies in flight.
 func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
@@ -331,6 +341,13 @@ func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
 	}
 	if n == 0 {
 		return nil, nil
+	}
+	if n > 0 && n <= freeBodyBytes {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(req.Body, body); err != nil {
+			return nil, badBody(err)
+		}
+		return body, nil
 	}
 	reserve := n
 	if n < 0 {
@@ -356,6 +373,12 @@ func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
 		}
 		// Broken framing or a client gone mid-body: the client's doing.
 		return nil, badBody(err)
+	}
+	if n < 0 {
+		// Read whole: the body holds what it read, no longer the most it
+		// might have been.
+		s.bodies.give(reserve - int64(len(body)))
+		cl.reserved = int64(len(body))
 	}
 	return body, nil
 }
@@ -442,33 +465,36 @@ func (s *srv) validate(c echo.Context, cl *call) error {
 	o := cl.op
 	req := c.Request()
 	names, values := c.ParamNames(), c.ParamValues()
-	pathParams := make(map[string]string, len(names))
-	for i, name := range names {
-		v := values[i]
+	if req.URL.RawPath != "" {
 		// Echo routes on the escaped path when there is one; the contract's
-		// limits are on the values themselves.
-		if req.URL.RawPath != "" {
+		// limits are on the values themselves. A copy: the generated
+		// handler unescapes echo's own.
+		values = slices.Clone(values)
+		for i, v := range values {
 			if u, err := url.PathUnescape(v); err == nil {
-				v = u
+				values[i] = u
 			}
 		}
-		pathParams[name] = v
 	}
-	if err := checkText(pathParams, cl.form); err != nil {
+	if err := checkText(names, values, cl.form); err != nil {
 		return err
 	}
 	var errs openapi3.MultiError
 	var in *openapi3filter.RequestValidationInput
 	for _, p := range o.params {
 		var err error
-		if p.In == openapi3.ParameterInPath && p.Schema != nil && p.Schema.Value != nil {
+		if i := slices.Index(names, p.Name); i >= 0 && p.In == openapi3.ParameterInPath && p.Schema != nil && p.Schema.Value != nil {
 			// A path value is a plain string: checked against its schema
 			// without kin-openapi's parameter decoding.
-			if verr := p.Schema.Value.VisitJSON(pathParams[p.Name], bodyOptions...); verr != nil {
+			if verr := p.Schema.Value.VisitJSON(values[i], bodyOptions...); verr != nil {
 				err = &openapi3filter.RequestError{Parameter: p, Err: verr}
 			}
 		} else {
 			if in == nil {
+				pathParams := make(map[string]string, len(names))
+				for i, name := range names {
+					pathParams[name] = values[i]
+				}
 				in = &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, QueryParams: cl.form, Route: o.route, Options: paramOptions}
 			}
 			err = openapi3filter.ValidateParameter(cl, in, p)

@@ -132,3 +132,29 @@ func TestSpecYAMLForOldParsers(t *testing.T) {
 		t.Errorf("%d flow collections checked: the check lost its way", checked)
 	}
 }
+
+// Where null is valid the schema is written out in full (nullable beside a
+// type), so the nullable copies must say what the schema they copy says.
+func TestNullableCopiesMatch(t *testing.T) {
+	doc := mustLoad(t)
+	url := doc.Components.Schemas["HTTPURL"].Value
+	props := doc.Components.Schemas["PortalConfigProperties"].Value.Properties
+	for _, name := range []string{"extentService", "gcsBasemapService", "surveyUrl", "iotViewerUrl"} {
+		p := props[name].Value
+		if !p.Nullable || p.Format != url.Format || p.Pattern != url.Pattern || *p.MaxLength != *url.MaxLength || !p.Type.Is("string") {
+			t.Errorf("portalConfigProperties.%s does not copy HTTPURL (nullable): %+v", name, p)
+		}
+	}
+	folder := doc.Components.Schemas["Folder"].Value
+	cur := doc.Components.Schemas["UserContentResponse"].Value.Properties["currentFolder"].Value
+	if !cur.Nullable || cur.Extensions["x-go-type"] != "Folder" || strings.Join(cur.Required, ",") != strings.Join(folder.Required, ",") ||
+		len(cur.Properties) != len(folder.Properties) || *cur.AdditionalProperties.Has != *folder.AdditionalProperties.Has {
+		t.Errorf("currentFolder does not copy Folder (nullable)")
+	}
+	for name, p := range folder.Properties {
+		c := cur.Properties[name]
+		if c == nil || !c.Value.Type.Is(p.Value.Type.Slice()[0]) || c.Value.Format != p.Value.Format {
+			t.Errorf("currentFolder.%s differs from Folder.%s", name, name)
+		}
+	}
+}

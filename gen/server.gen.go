@@ -562,6 +562,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 }
 
+type NotFoundJSONResponse ErrorResponse
+
+type PayloadTooLargeJSONResponse ErrorResponse
+
 type GetMemberRequestObject struct {
 	UserName UserName `json:"userName"`
 	Params   GetMemberParams
@@ -573,14 +577,6 @@ type GetMemberResponseObject interface {
 
 type GetMember200JSONResponse MemberResponse
 
-func (t GetMember200JSONResponse) MarshalJSON() ([]byte, error) {
-	return MemberResponse(t).MarshalJSON()
-}
-
-func (t *GetMember200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*MemberResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GetMember200JSONResponse) VisitGetMemberResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -589,6 +585,34 @@ func (response GetMember200JSONResponse) VisitGetMemberResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMember404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetMember404JSONResponse) VisitGetMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetMember413JSONResponse) VisitGetMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -604,14 +628,6 @@ type UpdateMemberResponseObject interface {
 
 type UpdateMember200JSONResponse MemberUpdateResponse
 
-func (t UpdateMember200JSONResponse) MarshalJSON() ([]byte, error) {
-	return MemberUpdateResponse(t).MarshalJSON()
-}
-
-func (t *UpdateMember200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*MemberUpdateResponse)(t).UnmarshalJSON(b)
-}
-
 func (response UpdateMember200JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -620,6 +636,34 @@ func (response UpdateMember200JSONResponse) VisitUpdateMemberResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateMember404JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -635,14 +679,6 @@ type GetItemResponseObject interface {
 
 type GetItem200JSONResponse ItemResponse
 
-func (t GetItem200JSONResponse) MarshalJSON() ([]byte, error) {
-	return ItemResponse(t).MarshalJSON()
-}
-
-func (t *GetItem200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*ItemResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GetItem200JSONResponse) VisitGetItemResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -651,6 +687,34 @@ func (response GetItem200JSONResponse) VisitGetItemResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetItem404JSONResponse) VisitGetItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetItem413JSONResponse) VisitGetItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -666,14 +730,6 @@ type GetUserContentResponseObject interface {
 
 type GetUserContent200JSONResponse UserContentResponse
 
-func (t GetUserContent200JSONResponse) MarshalJSON() ([]byte, error) {
-	return UserContentResponse(t).MarshalJSON()
-}
-
-func (t *GetUserContent200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*UserContentResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GetUserContent200JSONResponse) VisitGetUserContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -682,6 +738,34 @@ func (response GetUserContent200JSONResponse) VisitGetUserContentResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserContent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetUserContent404JSONResponse) VisitGetUserContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserContent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetUserContent413JSONResponse) VisitGetUserContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -697,14 +781,6 @@ type AddItemResponseObject interface {
 
 type AddItem200JSONResponse NewItemResponse
 
-func (t AddItem200JSONResponse) MarshalJSON() ([]byte, error) {
-	return NewItemResponse(t).MarshalJSON()
-}
-
-func (t *AddItem200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*NewItemResponse)(t).UnmarshalJSON(b)
-}
-
 func (response AddItem200JSONResponse) VisitAddItemResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -713,6 +789,34 @@ func (response AddItem200JSONResponse) VisitAddItemResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddItem404JSONResponse) VisitAddItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddItem413JSONResponse) VisitAddItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -728,14 +832,6 @@ type CreateFolderResponseObject interface {
 
 type CreateFolder200JSONResponse FolderResponse
 
-func (t CreateFolder200JSONResponse) MarshalJSON() ([]byte, error) {
-	return FolderResponse(t).MarshalJSON()
-}
-
-func (t *CreateFolder200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*FolderResponse)(t).UnmarshalJSON(b)
-}
-
 func (response CreateFolder200JSONResponse) VisitCreateFolderResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -744,6 +840,34 @@ func (response CreateFolder200JSONResponse) VisitCreateFolderResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFolder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateFolder404JSONResponse) VisitCreateFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFolder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateFolder413JSONResponse) VisitCreateFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -759,14 +883,6 @@ type DeleteItemsResponseObject interface {
 
 type DeleteItems200JSONResponse ItemResultsResponse
 
-func (t DeleteItems200JSONResponse) MarshalJSON() ([]byte, error) {
-	return ItemResultsResponse(t).MarshalJSON()
-}
-
-func (t *DeleteItems200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*ItemResultsResponse)(t).UnmarshalJSON(b)
-}
-
 func (response DeleteItems200JSONResponse) VisitDeleteItemsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -775,6 +891,34 @@ func (response DeleteItems200JSONResponse) VisitDeleteItemsResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteItems404JSONResponse) VisitDeleteItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteItems413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteItems413JSONResponse) VisitDeleteItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -790,14 +934,6 @@ type MoveItemsResponseObject interface {
 
 type MoveItems200JSONResponse ItemResultsResponse
 
-func (t MoveItems200JSONResponse) MarshalJSON() ([]byte, error) {
-	return ItemResultsResponse(t).MarshalJSON()
-}
-
-func (t *MoveItems200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*ItemResultsResponse)(t).UnmarshalJSON(b)
-}
-
 func (response MoveItems200JSONResponse) VisitMoveItemsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -806,6 +942,34 @@ func (response MoveItems200JSONResponse) VisitMoveItemsResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MoveItems404JSONResponse) VisitMoveItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveItems413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MoveItems413JSONResponse) VisitMoveItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -822,14 +986,6 @@ type GetFolderContentResponseObject interface {
 
 type GetFolderContent200JSONResponse UserContentResponse
 
-func (t GetFolderContent200JSONResponse) MarshalJSON() ([]byte, error) {
-	return UserContentResponse(t).MarshalJSON()
-}
-
-func (t *GetFolderContent200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*UserContentResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GetFolderContent200JSONResponse) VisitGetFolderContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -838,6 +994,34 @@ func (response GetFolderContent200JSONResponse) VisitGetFolderContentResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFolderContent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFolderContent404JSONResponse) VisitGetFolderContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFolderContent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetFolderContent413JSONResponse) VisitGetFolderContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -854,14 +1038,6 @@ type AddItemToFolderResponseObject interface {
 
 type AddItemToFolder200JSONResponse NewItemResponse
 
-func (t AddItemToFolder200JSONResponse) MarshalJSON() ([]byte, error) {
-	return NewItemResponse(t).MarshalJSON()
-}
-
-func (t *AddItemToFolder200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*NewItemResponse)(t).UnmarshalJSON(b)
-}
-
 func (response AddItemToFolder200JSONResponse) VisitAddItemToFolderResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -870,6 +1046,34 @@ func (response AddItemToFolder200JSONResponse) VisitAddItemToFolderResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddItemToFolder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddItemToFolder404JSONResponse) VisitAddItemToFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddItemToFolder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddItemToFolder413JSONResponse) VisitAddItemToFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -886,14 +1090,6 @@ type DeleteFolderResponseObject interface {
 
 type DeleteFolder200JSONResponse FolderResponse
 
-func (t DeleteFolder200JSONResponse) MarshalJSON() ([]byte, error) {
-	return FolderResponse(t).MarshalJSON()
-}
-
-func (t *DeleteFolder200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*FolderResponse)(t).UnmarshalJSON(b)
-}
-
 func (response DeleteFolder200JSONResponse) VisitDeleteFolderResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -902,6 +1098,34 @@ func (response DeleteFolder200JSONResponse) VisitDeleteFolderResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFolder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteFolder404JSONResponse) VisitDeleteFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFolder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteFolder413JSONResponse) VisitDeleteFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -916,14 +1140,6 @@ type GenerateTokenResponseObject interface {
 
 type GenerateToken200JSONResponse TokenResponse
 
-func (t GenerateToken200JSONResponse) MarshalJSON() ([]byte, error) {
-	return TokenResponse(t).MarshalJSON()
-}
-
-func (t *GenerateToken200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*TokenResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GenerateToken200JSONResponse) VisitGenerateTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -932,6 +1148,34 @@ func (response GenerateToken200JSONResponse) VisitGenerateTokenResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateToken404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateToken404JSONResponse) VisitGenerateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateToken413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateToken413JSONResponse) VisitGenerateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -947,14 +1191,6 @@ type AssignMemberCategorySchemaResponseObject interface {
 
 type AssignMemberCategorySchema200JSONResponse SuccessResponse
 
-func (t AssignMemberCategorySchema200JSONResponse) MarshalJSON() ([]byte, error) {
-	return SuccessResponse(t).MarshalJSON()
-}
-
-func (t *AssignMemberCategorySchema200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*SuccessResponse)(t).UnmarshalJSON(b)
-}
-
 func (response AssignMemberCategorySchema200JSONResponse) VisitAssignMemberCategorySchemaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -963,6 +1199,34 @@ func (response AssignMemberCategorySchema200JSONResponse) VisitAssignMemberCateg
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AssignMemberCategorySchema404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AssignMemberCategorySchema404JSONResponse) VisitAssignMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AssignMemberCategorySchema413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AssignMemberCategorySchema413JSONResponse) VisitAssignMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -978,14 +1242,6 @@ type DeleteMemberCategorySchemaResponseObject interface {
 
 type DeleteMemberCategorySchema200JSONResponse SuccessResponse
 
-func (t DeleteMemberCategorySchema200JSONResponse) MarshalJSON() ([]byte, error) {
-	return SuccessResponse(t).MarshalJSON()
-}
-
-func (t *DeleteMemberCategorySchema200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*SuccessResponse)(t).UnmarshalJSON(b)
-}
-
 func (response DeleteMemberCategorySchema200JSONResponse) VisitDeleteMemberCategorySchemaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -994,6 +1250,34 @@ func (response DeleteMemberCategorySchema200JSONResponse) VisitDeleteMemberCateg
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMemberCategorySchema404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteMemberCategorySchema404JSONResponse) VisitDeleteMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMemberCategorySchema413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteMemberCategorySchema413JSONResponse) VisitDeleteMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1029,6 +1313,34 @@ func (response GetMemberCategorySchema200JSONResponse) VisitGetMemberCategorySch
 	return err
 }
 
+type GetMemberCategorySchema404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetMemberCategorySchema404JSONResponse) VisitGetMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMemberCategorySchema413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetMemberCategorySchema413JSONResponse) VisitGetMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSettingsRequestObject struct {
 	PortalId PortalId `json:"portalId"`
 	Params   GetSettingsParams
@@ -1040,14 +1352,6 @@ type GetSettingsResponseObject interface {
 
 type GetSettings200JSONResponse SettingsResponse
 
-func (t GetSettings200JSONResponse) MarshalJSON() ([]byte, error) {
-	return SettingsResponse(t).MarshalJSON()
-}
-
-func (t *GetSettings200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*SettingsResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GetSettings200JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -1056,6 +1360,34 @@ func (response GetSettings200JSONResponse) VisitGetSettingsResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSettings404JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetSettings413JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1071,14 +1403,6 @@ type UpdateSettingsResponseObject interface {
 
 type UpdateSettings200JSONResponse SuccessResponse
 
-func (t UpdateSettings200JSONResponse) MarshalJSON() ([]byte, error) {
-	return SuccessResponse(t).MarshalJSON()
-}
-
-func (t *UpdateSettings200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*SuccessResponse)(t).UnmarshalJSON(b)
-}
-
 func (response UpdateSettings200JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -1087,6 +1411,34 @@ func (response UpdateSettings200JSONResponse) VisitUpdateSettingsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSettings404JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSettings413JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -1102,14 +1454,6 @@ type ListMembersResponseObject interface {
 
 type ListMembers200JSONResponse MemberListResponse
 
-func (t ListMembers200JSONResponse) MarshalJSON() ([]byte, error) {
-	return MemberListResponse(t).MarshalJSON()
-}
-
-func (t *ListMembers200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*MemberListResponse)(t).UnmarshalJSON(b)
-}
-
 func (response ListMembers200JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -1118,6 +1462,34 @@ func (response ListMembers200JSONResponse) VisitListMembersResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListMembers404JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListMembers413JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -21,7 +21,7 @@ type Limits struct {
 	BatchMaxIDs int
 	// NoticeRequired and BannerRequired are the fields an enabled notice or
 	// banner needs (x-required-when-enabled); NoticeButtons is the enum of
-	// AccessNotice.buttons and FooterLinkTypes that of FooterLink.type.
+	// AccessNotice.buttons and FooterLinkTypes that of FooterMailLink.type.
 	NoticeRequired, BannerRequired []string
 	NoticeButtons, FooterLinkTypes []string
 	// HostName is the pattern of httpsDomains' items, HostNameMaxLength their maxLength.

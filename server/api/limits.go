@@ -50,7 +50,7 @@ func limitsFromSpec(doc *openapi3.T) (server.Limits, error) {
 		NoticeRequired:         r.strings(notice, "AccessNotice", "x-required-when-enabled"),
 		BannerRequired:         r.strings(banner, "InformationalBanner", "x-required-when-enabled"),
 		NoticeButtons:          r.enum(r.prop(notice, "buttons"), "AccessNotice.buttons"),
-		FooterLinkTypes:        r.enum(r.prop(r.schema("FooterLink"), "type"), "FooterLink.type"),
+		FooterLinkTypes:        r.enum(r.prop(r.schema("FooterMailLink"), "type"), "FooterMailLink.type"),
 		HostNameMaxLength:      r.maxLength(hostItem, "PortalConfigProperties.httpsDomains.items"),
 		PortalConfigMaxKeys:    r.optionalIntExt(config, "x-max-stored-keys", portalConfigMaxKeys),
 		PortalConfigMaxBytes:   r.optionalIntExt(config, "x-max-stored-bytes", portalConfigMaxBytes),

@@ -49,7 +49,7 @@ func TestLimitsFollowTheContract(t *testing.T) {
 		{"AccessNotice x-required-when-enabled", strings.Join(l.NoticeRequired, ","), list(ext("AccessNotice", "x-required-when-enabled"))},
 		{"InformationalBanner x-required-when-enabled", strings.Join(l.BannerRequired, ","), list(ext("InformationalBanner", "x-required-when-enabled"))},
 		{"buttons enum", strings.Join(l.NoticeButtons, ","), list(sc("AccessNotice").Properties["buttons"].Value.Enum)},
-		{"footer link types", strings.Join(l.FooterLinkTypes, ","), list(sc("FooterLink").Properties["type"].Value.Enum)},
+		{"footer link types", strings.Join(l.FooterLinkTypes, ","), list(sc("FooterMailLink").Properties["type"].Value.Enum)},
 		{"title maxLength", uint64(l.CategoryTitleMaxLength), *sc("CategoryNode").Properties["title"].Value.MaxLength},
 		{"host name maxLength", uint64(l.HostNameMaxLength), *hosts.MaxLength},
 		{"host name pattern", l.HostName.String(), hosts.Pattern},

@@ -20,8 +20,9 @@ export interface paths {
          *     file; that file's properties are not migrated on upgrade and must be applied through this operation.
          *
          *     Each object given replaces that setting wholly; settings not given stay as they are. With
-         *     `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-         *     key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+         *     `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+         *     `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+         *     any part of the request is invalid.
          *
          *     Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
          *     `portal:admin:manageSecurity` (security and infrastructure).
@@ -45,6 +46,8 @@ export interface paths {
          * @description The access notices, the informational banner and the advanced portal configuration properties. A
          *     setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
          *     token), without `portalConfigProperties`; members of the organization see everything.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getSettings"];
         put?: never;
@@ -95,6 +98,8 @@ export interface paths {
         /**
          * Read the member category schema
          * @description The organization's member category schema; an empty array when none is assigned. Any member of the organization may read it.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getMemberCategorySchema"];
         put?: never;
@@ -136,6 +141,8 @@ export interface paths {
          * List members, filtered by category
          * @description The organization's members, paged. `categories` keeps members holding any of the given category paths or
          *     one of their descendants. Any member of the organization may list.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["listMembers"];
         put?: never;
@@ -156,6 +163,8 @@ export interface paths {
         /**
          * Read a member
          * @description A member of the caller's organization, with the category paths assigned to it.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getMember"];
         put?: never;
@@ -225,6 +234,8 @@ export interface paths {
          * List a user's root folder
          * @description The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
          *     order they were created. The user, or an `org_admin` of the same organization.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getUserContent"];
         put?: never;
@@ -245,6 +256,8 @@ export interface paths {
         /**
          * List a folder
          * @description The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getFolderContent"];
         put?: never;
@@ -265,6 +278,8 @@ export interface paths {
         /**
          * Read an item
          * @description One item. Its owner, or an `org_admin` of the owner's organization.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getItem"];
         put?: never;
@@ -420,7 +435,10 @@ export interface components {
              *     documentation calls it the `portal` parameter; it is sent under this name.
              */
             portalConfigProperties?: components["schemas"]["PortalConfigProperties"];
-            /** @description When true, a notice or banner sent as `{}` is cleared instead of stored empty. */
+            /**
+             * @description With `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+             *     `portalConfigProperties` is merged key by key whatever this value.
+             */
             clearEmptyFields?: boolean;
             f?: components["schemas"]["Format"];
         };
@@ -464,12 +482,18 @@ export interface components {
          *     installed flags of the topographic production and of the data pipelines web apps (boolean, 11.5).
          */
         PortalConfigProperties: {
-            /** @description Service that updates or sets the extent of a web map item. A tiled map service in WGS84 (WKID 4326). */
-            extentService?: (string & components["schemas"]["HTTPURL"]) | null;
+            /**
+             * Format: uri
+             * @description Service that updates or sets the extent of a web map item. A tiled map service in WGS84 (WKID 4326).
+             */
+            extentService?: string | null;
             /** @description Links shown in every page footer (terms of use, privacy, contact, report abuse). Default empty. */
             footerLinks?: components["schemas"]["FooterLink"][] | null;
-            /** @description Basemap for OGC WMS services that do not support Web Mercator. */
-            gcsBasemapService?: (string & components["schemas"]["HTTPURL"]) | null;
+            /**
+             * Format: uri
+             * @description Basemap for OGC WMS services that do not support Web Mercator.
+             */
+            gcsBasemapService?: string | null;
             /** @description Federated server domains that the classic map viewer may switch from HTTP to HTTPS. */
             httpsDomains?: string[] | null;
             /**
@@ -487,16 +511,22 @@ export interface components {
              *     viewer too. When false the option is disabled.
              */
             searchHostedEnabled?: boolean | null;
-            /** @description URL of the survey website; may point to an installed site, with ports or reverse-proxy entry points. */
-            surveyUrl?: (string & components["schemas"]["HTTPURL"]) | null;
+            /**
+             * Format: uri
+             * @description URL of the survey website; may point to an installed site, with ports or reverse-proxy entry points.
+             */
+            surveyUrl?: string | null;
             /** @description Host name of the hosted environment used by the portal configuration. */
             configurePortalHostedEnv?: string | null;
             /** @description Whether the hosted-environment tab shows on the Organization Settings page. False for a disconnected environment. */
             portalHostedConfigEnabled?: boolean | null;
             /** @description Whether the Configure Living Atlas Content section shows on that tab. False for a disconnected environment. */
             portalLivingAtlasConfigEnabled?: boolean | null;
-            /** @description URL of the streaming-analytics (Velocity) application; may point to an installed deployment. */
-            iotViewerUrl?: (string & components["schemas"]["HTTPURL"]) | null;
+            /**
+             * Format: uri
+             * @description URL of the streaming-analytics (Velocity) application; may point to an installed deployment.
+             */
+            iotViewerUrl?: string | null;
             /** @description When true, only administrators see the Organization page. */
             restrictOrganizationPageToAdmin?: boolean | null;
             /** @description Titles of the applications shown in the app launcher, comma-separated. */
@@ -505,8 +535,6 @@ export interface components {
             sceneViewerEnabled?: boolean | null;
             /** @description Whether the web app builder is accessible. */
             webAppBuilderEnabled?: boolean | null;
-        } & {
-            [key: string]: unknown;
         };
         /**
          * Format: uri
@@ -514,14 +542,22 @@ export interface components {
          */
         HTTPURL: string;
         /** @description A footer link, either to a page (`url`) or to a mail address for a contact or abuse report (`email` and `type`). */
-        FooterLink: {
-            title: string;
-            url?: components["schemas"]["HTTPURL"];
+        FooterLink: components["schemas"]["FooterPageLink"] | components["schemas"]["FooterMailLink"];
+        /** @description A footer link to a page. */
+        FooterPageLink: {
+            title: components["schemas"]["FooterLinkTitle"];
+            url: components["schemas"]["HTTPURL"];
+        };
+        /** @description A footer link to a mail address, for a contact or an abuse report. */
+        FooterMailLink: {
+            title: components["schemas"]["FooterLinkTitle"];
             /** Format: email */
-            email?: string;
+            email: string;
             /** @enum {string} */
-            type?: "contactUs" | "reportAbuse";
-        } & (unknown | unknown);
+            type: "contactUs" | "reportAbuse";
+        };
+        /** @description Not blank (a character other than white space). */
+        FooterLinkTitle: string;
         AssignMemberCategorySchemaForm: {
             /** @description The schema, `{"memberCategorySchema":[category...]}`. */
             memberCategorySchema: components["schemas"]["MemberCategorySchema"];
@@ -529,8 +565,10 @@ export interface components {
         };
         /**
          * @description The member category schema: a tree of at most 3 levels (`x-max-depth`, top-level categories are level 1)
-         *     and 200 categories in all (`x-max-nodes`), not empty (`x-min-nodes`). These limits are checked by the
-         *     operation, which answers ORG_1132 when one is broken, rather than by this schema.
+         *     and 200 categories in all (`x-max-nodes`), not empty (`x-min-nodes`). These limits are checked by
+         *     `assignMemberCategorySchema`, which answers ORG_1132 when one is broken, rather than by this schema (a
+         *     `minItems` here would turn an empty schema's ORG_1132 into a plain 400). `getMemberCategorySchema` answers
+         *     the same document, with an empty array when no schema is assigned.
          */
         MemberCategorySchema: {
             memberCategorySchema: components["schemas"]["CategoryNode"][];
@@ -562,7 +600,7 @@ export interface components {
         };
         /**
          * @description Item ids, comma-separated (`a,b`), or a JSON array of strings. Spaces are trimmed and empty entries
-         *     ignored; a repeated id is reported once per occurrence. At most 1,000 (`x-max-ids`).
+         *     ignored; a repeated id is reported once per occurrence. At least one, at most 1,000 (`x-max-ids`).
          */
         ItemIDList: string[];
         CreateFolderForm: {
@@ -606,7 +644,7 @@ export interface components {
         SuccessResponse: {
             success?: boolean;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         ItemError: {
             /** Format: int32 */
             code: number;
@@ -622,18 +660,23 @@ export interface components {
         ItemResultsResponse: {
             results?: components["schemas"]["ItemResult"][];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         SettingsResponse: {
-            anonymousAccessNotice?: components["schemas"]["AccessNotice"] | null;
-            authenticatedAccessNotice?: components["schemas"]["AccessNotice"] | null;
-            informationalBanner?: components["schemas"]["InformationalBanner"] | null;
-            portalConfigProperties?: components["schemas"]["PortalConfigProperties"] | null;
+            anonymousAccessNotice?: components["schemas"]["AccessNotice"];
+            authenticatedAccessNotice?: components["schemas"]["AccessNotice"];
+            informationalBanner?: components["schemas"]["InformationalBanner"];
+            portalConfigProperties?: components["schemas"]["PortalConfigProperties"];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
-        MemberCategorySchemaResponse: {
-            memberCategorySchema?: components["schemas"]["CategoryNode"][];
-            error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
+        /**
+         * @description The organization's member category schema (empty when none is assigned), or the error envelope. The
+         *     success branch is the document `assignMemberCategorySchema` takes in its `memberCategorySchema` field.
+         */
+        MemberCategorySchemaResponse: components["schemas"]["MemberCategorySchema"] | components["schemas"]["ErrorResponse"];
+        /** @description The error envelope alone. */
+        ErrorResponse: {
+            error: components["schemas"]["ErrorBody"];
+        };
         Member: {
             username: string;
             fullName?: string;
@@ -649,7 +692,7 @@ export interface components {
             role?: string;
             categories?: string[];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         MemberListResponse: {
             /** Format: int32 */
             total?: number;
@@ -664,12 +707,12 @@ export interface components {
             nextStart?: number;
             users?: components["schemas"]["Member"][];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         MemberUpdateResponse: {
             success?: boolean;
             username?: string;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         Item: {
             id: string;
             owner: string;
@@ -703,7 +746,7 @@ export interface components {
             /** Format: int64 */
             modified?: number;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         Folder: {
             id: string;
             title: string;
@@ -727,25 +770,31 @@ export interface components {
              * @description Start of the next page; -1 on the last page.
              */
             nextStart?: number;
-            /** @description The folder listed; null for the root. */
-            currentFolder?: components["schemas"]["Folder"] | null;
+            /** @description The folder listed (a Folder); null for the root. */
+            currentFolder?: {
+                id: string;
+                title: string;
+                username: string;
+                /** Format: int64 */
+                created?: number;
+            } | null;
             items?: components["schemas"]["Item"][];
             /** @description The user's folders (listed at the root only; empty inside a folder). */
             folders?: components["schemas"]["Folder"][];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         FolderResponse: {
             success?: boolean;
             folder?: components["schemas"]["Folder"];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         NewItemResponse: {
             success?: boolean;
             id?: string;
             /** @description The folder holding the new item; null at the root. */
             folder?: string | null;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         TokenResponse: {
             token?: string;
             /**
@@ -756,13 +805,66 @@ export interface components {
             /** @description Whether the token may be used over HTTPS only. */
             ssl?: boolean;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
     };
-    responses: never;
+    responses: {
+        /**
+         * @description A transport failure, with the error envelope: no such path or method, or an operation the portal's version
+         *     or deployment does not have (`x-introduced-in`, `x-deployments`).
+         */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": 404,
+                 *         "message": "Not found: no such operation.",
+                 *         "details": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A transport failure, with the error envelope. The request body is over 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": 413,
+                 *         "message": "Request body too large.",
+                 *         "details": [
+                 *           "the limit is 1048576 bytes"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+    };
     parameters: {
-        /** @description The organization's id, or `self` for the caller's organization. */
+        /**
+         * @description The organization's id, or `self` for the caller's organization.
+         * @example 0123456789ABCDEF
+         */
         PortalId: string;
+        /**
+         * @description The user's name.
+         * @example jsmith
+         */
         UserName: string;
+        /**
+         * @description The folder's id.
+         * @example 1a9ad803da604628b08c968ce602a231
+         */
         FolderId: string;
         /** @description Response format. */
         F: components["schemas"]["Format"];
@@ -782,7 +884,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -802,6 +907,8 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getSettings: {
@@ -812,7 +919,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -828,6 +938,8 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     assignMemberCategorySchema: {
@@ -835,7 +947,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -855,6 +970,8 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getMemberCategorySchema: {
@@ -865,7 +982,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -881,6 +1001,8 @@ export interface operations {
                     "application/json": components["schemas"]["MemberCategorySchemaResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     deleteMemberCategorySchema: {
@@ -888,7 +1010,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -908,6 +1033,8 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     listMembers: {
@@ -924,7 +1051,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -940,6 +1070,8 @@ export interface operations {
                     "application/json": components["schemas"]["MemberListResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getMember: {
@@ -950,6 +1082,10 @@ export interface operations {
             };
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -965,6 +1101,8 @@ export interface operations {
                     "application/json": components["schemas"]["MemberResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     updateMember: {
@@ -972,6 +1110,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -991,6 +1133,8 @@ export interface operations {
                     "application/json": components["schemas"]["MemberUpdateResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     moveItems: {
@@ -998,6 +1142,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1017,6 +1165,8 @@ export interface operations {
                     "application/json": components["schemas"]["ItemResultsResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getUserContent: {
@@ -1031,6 +1181,10 @@ export interface operations {
             };
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1046,6 +1200,8 @@ export interface operations {
                     "application/json": components["schemas"]["UserContentResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getFolderContent: {
@@ -1060,7 +1216,15 @@ export interface operations {
             };
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
+                /**
+                 * @description The folder's id.
+                 * @example 1a9ad803da604628b08c968ce602a231
+                 */
                 folderId: components["parameters"]["FolderId"];
             };
             cookie?: never;
@@ -1076,6 +1240,8 @@ export interface operations {
                     "application/json": components["schemas"]["UserContentResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getItem: {
@@ -1086,6 +1252,10 @@ export interface operations {
             };
             header?: never;
             path: {
+                /**
+                 * @description The item's id.
+                 * @example 2d6f1e0c7b8a49d3a5c4e3f2a1b0c9d8
+                 */
                 itemId: string;
             };
             cookie?: never;
@@ -1101,6 +1271,8 @@ export interface operations {
                     "application/json": components["schemas"]["ItemResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     createFolder: {
@@ -1108,6 +1280,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1127,6 +1303,8 @@ export interface operations {
                     "application/json": components["schemas"]["FolderResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     deleteFolder: {
@@ -1134,7 +1312,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
+                /**
+                 * @description The folder's id.
+                 * @example 1a9ad803da604628b08c968ce602a231
+                 */
                 folderId: components["parameters"]["FolderId"];
             };
             cookie?: never;
@@ -1154,6 +1340,8 @@ export interface operations {
                     "application/json": components["schemas"]["FolderResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     addItem: {
@@ -1161,6 +1349,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1180,6 +1372,8 @@ export interface operations {
                     "application/json": components["schemas"]["NewItemResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     addItemToFolder: {
@@ -1187,7 +1381,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
+                /**
+                 * @description The folder's id.
+                 * @example 1a9ad803da604628b08c968ce602a231
+                 */
                 folderId: components["parameters"]["FolderId"];
             };
             cookie?: never;
@@ -1207,6 +1409,8 @@ export interface operations {
                     "application/json": components["schemas"]["NewItemResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     deleteItems: {
@@ -1214,6 +1418,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1233,6 +1441,8 @@ export interface operations {
                     "application/json": components["schemas"]["ItemResultsResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     generateToken: {
@@ -1257,6 +1467,8 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
 }

@@ -1,7 +1,7 @@
 // The three requests every generated TypeScript client must get right against portald, whose REST root is in
 // $PORTAL_BASE: a JSON-in-form object read back equal, a comma list of ids with one result per id, and the
 // HTTP-200 error envelope surfacing as a rejected promise carrying its messageCode.
-import assert from "node:assert/strict";
+import { strict as assert } from "node:assert";
 
 export const demo = {
   adminToken: "demo-admin-token",

@@ -9,8 +9,7 @@ export class PortalError extends Error {
 // A list goes as one field holding a JSON array, not as the repeated keys the form serializer writes.
 client.interceptors.request.use(async (request) => {
   if (!request.headers.get("Content-Type")?.startsWith("application/x-www-form-urlencoded")) return request;
-  const form = new URLSearchParams(await request.text());
-  const body = new URLSearchParams();
+  const form = new URLSearchParams(await request.text()), body = new URLSearchParams();
   for (const key of new Set(form.keys())) {
     const values = form.getAll(key);
     body.set(key, values.length > 1 ? JSON.stringify(values) : values[0]!);

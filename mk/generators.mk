@@ -2,7 +2,7 @@
 # package-lock.json or go.mod), type-checked strictly and run with the recipe clients/README.md shows against a
 # portald built from this tree.
 GENERATORS_DIR := tools/generators
-GENERATORS_NPM := hey-api orval openapi-typescript-codegen
+GENERATORS_NPM := hey-api orval openapi-typescript-codegen openapi-fetch
 GENERATORS_GO :=
 
 .PHONY: test-generators

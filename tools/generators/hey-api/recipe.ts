@@ -1,9 +1,7 @@
 import { client } from "./gen/client.gen.js";
 
 export class PortalError extends Error {
-  constructor(readonly error: { code: number; messageCode?: string; message: string; details?: string[] }) {
-    super(error.message);
-  }
+  constructor(readonly error: { code: number; messageCode?: string; message: string; details?: string[] }) { super(error.message); }
 }
 
 // A list goes as one field holding a JSON array, not as the repeated keys the form serializer writes.

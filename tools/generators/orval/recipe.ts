@@ -2,9 +2,7 @@
 export const portal = { baseUrl: "" };
 
 export class PortalError extends Error {
-  constructor(readonly error: { code: number; messageCode?: string; message: string; details?: string[] }) {
-    super(error.message);
-  }
+  constructor(readonly error: { code: number; messageCode?: string; message: string; details?: string[] }) { super(error.message); }
 }
 
 export async function portalFetch<T>(url: string, init: RequestInit): Promise<T> {

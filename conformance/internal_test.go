@@ -131,6 +131,9 @@ func TestValidator(t *testing.T) {
 		"/sharing/rest/portals/self/settings":             {400, `{"error":{"code":400,"message":"m","details":[]}}`},
 		"/sharing/rest/no/such/operation":                 {404, `{"error":{"code":404,"message":"m","details":[]}}`},
 		"/sharing/rest/content/items/abc":                 {200, `{"id":"abc","owner":"o","ownerFolder":null,"title":"t","type":"CSV"}`},
+		"/sharing/rest/content/items/both":                {200, `{"id":"both","owner":"o","ownerFolder":null,"title":"t","type":"CSV","error":{"code":400,"message":"m","details":[]}}`},
+		"/sharing/rest/content/items/neither":             {200, `{"id":"neither","title":"t"}`},
+		"/sharing/rest/content/items/error":               {200, `{"error":{"code":400,"message":"m","details":[]}}`},
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b := bodies[r.URL.Path]
@@ -173,6 +176,17 @@ func TestValidator(t *testing.T) {
 	}
 	if errs := get("/content/items/abc"); len(errs) != 0 {
 		t.Errorf("a valid answer was reported: %q", errs)
+	}
+	if errs := get("/content/items/error"); len(errs) != 0 {
+		t.Errorf("a valid error envelope was reported: %q", errs)
+	}
+	// Exactly one of success and error: the schema leaves it to the suite.
+	if errs := get("/content/items/both"); len(errs) != 1 || !strings.Contains(errs[0], "getItem") ||
+		!strings.Contains(errs[0], "the error envelope carries other properties too: id, owner, ownerFolder, title, type") {
+		t.Errorf("success and error together: %q", errs)
+	}
+	if errs := get("/content/items/neither"); len(errs) != 1 || !strings.Contains(errs[0], "neither the error envelope nor a success answer: owner, ownerFolder, type absent") {
+		t.Errorf("neither success nor error: %q", errs)
 	}
 }
 

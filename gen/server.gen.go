@@ -573,14 +573,6 @@ type GetMemberResponseObject interface {
 
 type GetMember200JSONResponse MemberResponse
 
-func (t GetMember200JSONResponse) MarshalJSON() ([]byte, error) {
-	return MemberResponse(t).MarshalJSON()
-}
-
-func (t *GetMember200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*MemberResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GetMember200JSONResponse) VisitGetMemberResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -603,14 +595,6 @@ type UpdateMemberResponseObject interface {
 }
 
 type UpdateMember200JSONResponse MemberUpdateResponse
-
-func (t UpdateMember200JSONResponse) MarshalJSON() ([]byte, error) {
-	return MemberUpdateResponse(t).MarshalJSON()
-}
-
-func (t *UpdateMember200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*MemberUpdateResponse)(t).UnmarshalJSON(b)
-}
 
 func (response UpdateMember200JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
 
@@ -635,14 +619,6 @@ type GetItemResponseObject interface {
 
 type GetItem200JSONResponse ItemResponse
 
-func (t GetItem200JSONResponse) MarshalJSON() ([]byte, error) {
-	return ItemResponse(t).MarshalJSON()
-}
-
-func (t *GetItem200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*ItemResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GetItem200JSONResponse) VisitGetItemResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -665,14 +641,6 @@ type GetUserContentResponseObject interface {
 }
 
 type GetUserContent200JSONResponse UserContentResponse
-
-func (t GetUserContent200JSONResponse) MarshalJSON() ([]byte, error) {
-	return UserContentResponse(t).MarshalJSON()
-}
-
-func (t *GetUserContent200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*UserContentResponse)(t).UnmarshalJSON(b)
-}
 
 func (response GetUserContent200JSONResponse) VisitGetUserContentResponse(w http.ResponseWriter) error {
 
@@ -697,14 +665,6 @@ type AddItemResponseObject interface {
 
 type AddItem200JSONResponse NewItemResponse
 
-func (t AddItem200JSONResponse) MarshalJSON() ([]byte, error) {
-	return NewItemResponse(t).MarshalJSON()
-}
-
-func (t *AddItem200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*NewItemResponse)(t).UnmarshalJSON(b)
-}
-
 func (response AddItem200JSONResponse) VisitAddItemResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -727,14 +687,6 @@ type CreateFolderResponseObject interface {
 }
 
 type CreateFolder200JSONResponse FolderResponse
-
-func (t CreateFolder200JSONResponse) MarshalJSON() ([]byte, error) {
-	return FolderResponse(t).MarshalJSON()
-}
-
-func (t *CreateFolder200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*FolderResponse)(t).UnmarshalJSON(b)
-}
 
 func (response CreateFolder200JSONResponse) VisitCreateFolderResponse(w http.ResponseWriter) error {
 
@@ -759,14 +711,6 @@ type DeleteItemsResponseObject interface {
 
 type DeleteItems200JSONResponse ItemResultsResponse
 
-func (t DeleteItems200JSONResponse) MarshalJSON() ([]byte, error) {
-	return ItemResultsResponse(t).MarshalJSON()
-}
-
-func (t *DeleteItems200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*ItemResultsResponse)(t).UnmarshalJSON(b)
-}
-
 func (response DeleteItems200JSONResponse) VisitDeleteItemsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -789,14 +733,6 @@ type MoveItemsResponseObject interface {
 }
 
 type MoveItems200JSONResponse ItemResultsResponse
-
-func (t MoveItems200JSONResponse) MarshalJSON() ([]byte, error) {
-	return ItemResultsResponse(t).MarshalJSON()
-}
-
-func (t *MoveItems200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*ItemResultsResponse)(t).UnmarshalJSON(b)
-}
 
 func (response MoveItems200JSONResponse) VisitMoveItemsResponse(w http.ResponseWriter) error {
 
@@ -822,14 +758,6 @@ type GetFolderContentResponseObject interface {
 
 type GetFolderContent200JSONResponse UserContentResponse
 
-func (t GetFolderContent200JSONResponse) MarshalJSON() ([]byte, error) {
-	return UserContentResponse(t).MarshalJSON()
-}
-
-func (t *GetFolderContent200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*UserContentResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GetFolderContent200JSONResponse) VisitGetFolderContentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -853,14 +781,6 @@ type AddItemToFolderResponseObject interface {
 }
 
 type AddItemToFolder200JSONResponse NewItemResponse
-
-func (t AddItemToFolder200JSONResponse) MarshalJSON() ([]byte, error) {
-	return NewItemResponse(t).MarshalJSON()
-}
-
-func (t *AddItemToFolder200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*NewItemResponse)(t).UnmarshalJSON(b)
-}
 
 func (response AddItemToFolder200JSONResponse) VisitAddItemToFolderResponse(w http.ResponseWriter) error {
 
@@ -886,14 +806,6 @@ type DeleteFolderResponseObject interface {
 
 type DeleteFolder200JSONResponse FolderResponse
 
-func (t DeleteFolder200JSONResponse) MarshalJSON() ([]byte, error) {
-	return FolderResponse(t).MarshalJSON()
-}
-
-func (t *DeleteFolder200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*FolderResponse)(t).UnmarshalJSON(b)
-}
-
 func (response DeleteFolder200JSONResponse) VisitDeleteFolderResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -915,14 +827,6 @@ type GenerateTokenResponseObject interface {
 }
 
 type GenerateToken200JSONResponse TokenResponse
-
-func (t GenerateToken200JSONResponse) MarshalJSON() ([]byte, error) {
-	return TokenResponse(t).MarshalJSON()
-}
-
-func (t *GenerateToken200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*TokenResponse)(t).UnmarshalJSON(b)
-}
 
 func (response GenerateToken200JSONResponse) VisitGenerateTokenResponse(w http.ResponseWriter) error {
 
@@ -947,14 +851,6 @@ type AssignMemberCategorySchemaResponseObject interface {
 
 type AssignMemberCategorySchema200JSONResponse SuccessResponse
 
-func (t AssignMemberCategorySchema200JSONResponse) MarshalJSON() ([]byte, error) {
-	return SuccessResponse(t).MarshalJSON()
-}
-
-func (t *AssignMemberCategorySchema200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*SuccessResponse)(t).UnmarshalJSON(b)
-}
-
 func (response AssignMemberCategorySchema200JSONResponse) VisitAssignMemberCategorySchemaResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -977,14 +873,6 @@ type DeleteMemberCategorySchemaResponseObject interface {
 }
 
 type DeleteMemberCategorySchema200JSONResponse SuccessResponse
-
-func (t DeleteMemberCategorySchema200JSONResponse) MarshalJSON() ([]byte, error) {
-	return SuccessResponse(t).MarshalJSON()
-}
-
-func (t *DeleteMemberCategorySchema200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*SuccessResponse)(t).UnmarshalJSON(b)
-}
 
 func (response DeleteMemberCategorySchema200JSONResponse) VisitDeleteMemberCategorySchemaResponse(w http.ResponseWriter) error {
 
@@ -1040,14 +928,6 @@ type GetSettingsResponseObject interface {
 
 type GetSettings200JSONResponse SettingsResponse
 
-func (t GetSettings200JSONResponse) MarshalJSON() ([]byte, error) {
-	return SettingsResponse(t).MarshalJSON()
-}
-
-func (t *GetSettings200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*SettingsResponse)(t).UnmarshalJSON(b)
-}
-
 func (response GetSettings200JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -1071,14 +951,6 @@ type UpdateSettingsResponseObject interface {
 
 type UpdateSettings200JSONResponse SuccessResponse
 
-func (t UpdateSettings200JSONResponse) MarshalJSON() ([]byte, error) {
-	return SuccessResponse(t).MarshalJSON()
-}
-
-func (t *UpdateSettings200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*SuccessResponse)(t).UnmarshalJSON(b)
-}
-
 func (response UpdateSettings200JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
@@ -1101,14 +973,6 @@ type ListMembersResponseObject interface {
 }
 
 type ListMembers200JSONResponse MemberListResponse
-
-func (t ListMembers200JSONResponse) MarshalJSON() ([]byte, error) {
-	return MemberListResponse(t).MarshalJSON()
-}
-
-func (t *ListMembers200JSONResponse) UnmarshalJSON(b []byte) error {
-	return (*MemberListResponse)(t).UnmarshalJSON(b)
-}
 
 func (response ListMembers200JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
 

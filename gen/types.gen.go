@@ -5,7 +5,6 @@ package gen
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -30,14 +29,14 @@ func (e AccessNoticeButtons) Valid() bool {
 	}
 }
 
-// Defines values for FooterLinkType.
+// Defines values for FooterMailLinkType.
 const (
-	ContactUs   FooterLinkType = "contactUs"
-	ReportAbuse FooterLinkType = "reportAbuse"
+	ContactUs   FooterMailLinkType = "contactUs"
+	ReportAbuse FooterMailLinkType = "reportAbuse"
 )
 
-// Valid indicates whether the value is a known member of the FooterLinkType enum.
-func (e FooterLinkType) Valid() bool {
+// Valid indicates whether the value is a known member of the FooterMailLinkType enum.
+func (e FooterMailLinkType) Valid() bool {
 	switch e {
 	case ContactUs:
 		return true
@@ -164,6 +163,11 @@ type ErrorBody struct {
 	MessageCode *string `json:"messageCode,omitempty"`
 }
 
+// ErrorResponse The error envelope alone.
+type ErrorResponse struct {
+	Error ErrorBody `json:"error"`
+}
+
 // Folder defines model for Folder.
 type Folder struct {
 	Created  *int64 `json:"created,omitempty"`
@@ -177,34 +181,33 @@ type FolderResponse struct {
 	Error   *ErrorBody `json:"error,omitempty"`
 	Folder  *Folder    `json:"folder,omitempty"`
 	Success *bool      `json:"success,omitempty"`
-	union   json.RawMessage
 }
-
-// FolderResponse0 defines model for FolderResponse.0.
-type FolderResponse0 = interface{}
-
-// FolderResponse1 defines model for FolderResponse.1.
-type FolderResponse1 = interface{}
 
 // FooterLink A footer link, either to a page (`url`) or to a mail address for a contact or abuse report (`email` and `type`).
 type FooterLink struct {
-	Email *openapi_types.Email `json:"email,omitempty"`
-	Title string               `json:"title"`
-	Type  *FooterLinkType      `json:"type,omitempty"`
-
-	// Url An absolute http or https URL.
-	Url   *HTTPURL `json:"url,omitempty"`
 	union json.RawMessage
 }
 
-// FooterLinkType defines model for FooterLink.Type.
-type FooterLinkType string
+// FooterLinkTitle defines model for FooterLinkTitle.
+type FooterLinkTitle = string
 
-// FooterLink0 defines model for FooterLink.0.
-type FooterLink0 = interface{}
+// FooterMailLink A footer link to a mail address, for a contact or an abuse report.
+type FooterMailLink struct {
+	Email openapi_types.Email `json:"email"`
+	Title FooterLinkTitle     `json:"title"`
+	Type  FooterMailLinkType  `json:"type"`
+}
 
-// FooterLink1 defines model for FooterLink.1.
-type FooterLink1 = interface{}
+// FooterMailLinkType defines model for FooterMailLink.Type.
+type FooterMailLinkType string
+
+// FooterPageLink A footer link to a page.
+type FooterPageLink struct {
+	Title FooterLinkTitle `json:"title"`
+
+	// Url An absolute http or https URL.
+	Url HTTPURL `json:"url"`
+}
 
 // Format `json` (the default when absent) or `pjson` (the same JSON, indented).
 type Format string
@@ -289,14 +292,7 @@ type ItemResponse struct {
 	Tags        *[]string  `json:"tags,omitempty"`
 	Title       *string    `json:"title,omitempty"`
 	Type        *string    `json:"type,omitempty"`
-	union       json.RawMessage
 }
-
-// ItemResponse0 defines model for ItemResponse.0.
-type ItemResponse0 = interface{}
-
-// ItemResponse1 defines model for ItemResponse.1.
-type ItemResponse1 = interface{}
 
 // ItemResult defines model for ItemResult.
 type ItemResult struct {
@@ -309,14 +305,7 @@ type ItemResult struct {
 type ItemResultsResponse struct {
 	Error   *ErrorBody    `json:"error,omitempty"`
 	Results *[]ItemResult `json:"results,omitempty"`
-	union   json.RawMessage
 }
-
-// ItemResultsResponse0 defines model for ItemResultsResponse.0.
-type ItemResultsResponse0 = interface{}
-
-// ItemResultsResponse1 defines model for ItemResultsResponse.1.
-type ItemResultsResponse1 = interface{}
 
 // Member defines model for Member.
 type Member struct {
@@ -336,18 +325,11 @@ type MemberCategorySchema struct {
 	MemberCategorySchema []CategoryNode `json:"memberCategorySchema"`
 }
 
-// MemberCategorySchemaResponse defines model for MemberCategorySchemaResponse.
+// MemberCategorySchemaResponse The organization's member category schema (empty when none is assigned), or the error envelope. The
+// success branch is the document `assignMemberCategorySchema` takes in its `memberCategorySchema` field.
 type MemberCategorySchemaResponse struct {
-	Error                *ErrorBody      `json:"error,omitempty"`
-	MemberCategorySchema *[]CategoryNode `json:"memberCategorySchema,omitempty"`
-	union                json.RawMessage
+	union json.RawMessage
 }
-
-// MemberCategorySchemaResponse0 defines model for MemberCategorySchemaResponse.0.
-type MemberCategorySchemaResponse0 = interface{}
-
-// MemberCategorySchemaResponse1 defines model for MemberCategorySchemaResponse.1.
-type MemberCategorySchemaResponse1 = interface{}
 
 // MemberListResponse defines model for MemberListResponse.
 type MemberListResponse struct {
@@ -359,14 +341,7 @@ type MemberListResponse struct {
 	Start     *int32    `json:"start,omitempty"`
 	Total     *int32    `json:"total,omitempty"`
 	Users     *[]Member `json:"users,omitempty"`
-	union     json.RawMessage
 }
-
-// MemberListResponse0 defines model for MemberListResponse.0.
-type MemberListResponse0 = interface{}
-
-// MemberListResponse1 defines model for MemberListResponse.1.
-type MemberListResponse1 = interface{}
 
 // MemberResponse defines model for MemberResponse.
 type MemberResponse struct {
@@ -376,28 +351,14 @@ type MemberResponse struct {
 	OrgId      *string    `json:"orgId,omitempty"`
 	Role       *string    `json:"role,omitempty"`
 	Username   *string    `json:"username,omitempty"`
-	union      json.RawMessage
 }
-
-// MemberResponse0 defines model for MemberResponse.0.
-type MemberResponse0 = interface{}
-
-// MemberResponse1 defines model for MemberResponse.1.
-type MemberResponse1 = interface{}
 
 // MemberUpdateResponse defines model for MemberUpdateResponse.
 type MemberUpdateResponse struct {
 	Error    *ErrorBody `json:"error,omitempty"`
 	Success  *bool      `json:"success,omitempty"`
 	Username *string    `json:"username,omitempty"`
-	union    json.RawMessage
 }
-
-// MemberUpdateResponse0 defines model for MemberUpdateResponse.0.
-type MemberUpdateResponse0 = interface{}
-
-// MemberUpdateResponse1 defines model for MemberUpdateResponse.1.
-type MemberUpdateResponse1 = interface{}
 
 // MoveItemsForm defines model for MoveItemsForm.
 type MoveItemsForm struct {
@@ -420,14 +381,7 @@ type NewItemResponse struct {
 	Folder  *string `json:"folder"`
 	Id      *string `json:"id,omitempty"`
 	Success *bool   `json:"success,omitempty"`
-	union   json.RawMessage
 }
-
-// NewItemResponse0 defines model for NewItemResponse.0.
-type NewItemResponse0 = interface{}
-
-// NewItemResponse1 defines model for NewItemResponse.1.
-type NewItemResponse1 = interface{}
 
 // PortalConfigProperties Advanced portal configuration properties of a self-hosted deployment (11.0 and later). They replace edits
 // to the former editable portal configuration file, whose properties are not migrated on upgrade.
@@ -444,19 +398,19 @@ type PortalConfigProperties struct {
 	ConfigurePortalHostedEnv *string `json:"configurePortalHostedEnv,omitempty"`
 
 	// ExtentService Service that updates or sets the extent of a web map item. A tiled map service in WGS84 (WKID 4326).
-	ExtentService *HTTPURL `json:"extentService,omitempty"`
+	ExtentService *string `json:"extentService,omitempty"`
 
 	// FooterLinks Links shown in every page footer (terms of use, privacy, contact, report abuse). Default empty.
 	FooterLinks *[]FooterLink `json:"footerLinks,omitempty"`
 
 	// GcsBasemapService Basemap for OGC WMS services that do not support Web Mercator.
-	GcsBasemapService *HTTPURL `json:"gcsBasemapService,omitempty"`
+	GcsBasemapService *string `json:"gcsBasemapService,omitempty"`
 
 	// HttpsDomains Federated server domains that the classic map viewer may switch from HTTP to HTTPS.
 	HttpsDomains *[]string `json:"httpsDomains,omitempty"`
 
 	// IotViewerUrl URL of the streaming-analytics (Velocity) application; may point to an installed deployment.
-	IotViewerUrl *HTTPURL `json:"iotViewerUrl,omitempty"`
+	IotViewerUrl *string `json:"iotViewerUrl,omitempty"`
 
 	// LongTokenExpiration Expiration, in minutes, of tokens created when a user chooses Keep me signed in.
 	LongTokenExpiration *int32 `json:"longTokenExpiration,omitempty"`
@@ -481,44 +435,49 @@ type PortalConfigProperties struct {
 	ShowInAppLauncher *string `json:"showInAppLauncher,omitempty"`
 
 	// SurveyUrl URL of the survey website; may point to an installed site, with ports or reverse-proxy entry points.
-	SurveyUrl *HTTPURL `json:"surveyUrl,omitempty"`
+	SurveyUrl *string `json:"surveyUrl,omitempty"`
 
 	// TokenExpiration Expiration, in minutes, of tokens created at sign-in (longTokenExpiration applies with Keep me signed in).
 	TokenExpiration *int32 `json:"tokenExpiration,omitempty"`
 
 	// WebAppBuilderEnabled Whether the web app builder is accessible.
-	WebAppBuilderEnabled *bool                  `json:"webAppBuilderEnabled,omitempty"`
-	AdditionalProperties map[string]interface{} `json:"-"`
+	WebAppBuilderEnabled *bool `json:"webAppBuilderEnabled,omitempty"`
 }
 
 // SettingsResponse defines model for SettingsResponse.
 type SettingsResponse struct {
-	AnonymousAccessNotice     *AccessNotice           `json:"anonymousAccessNotice,omitempty"`
-	AuthenticatedAccessNotice *AccessNotice           `json:"authenticatedAccessNotice,omitempty"`
-	Error                     *ErrorBody              `json:"error,omitempty"`
-	InformationalBanner       *InformationalBanner    `json:"informationalBanner,omitempty"`
-	PortalConfigProperties    *PortalConfigProperties `json:"portalConfigProperties,omitempty"`
-	union                     json.RawMessage
+	// AnonymousAccessNotice A terms-of-service prompt that users answer before they use the portal site. An enabled notice needs a
+	// non-empty `title`, `text` and `buttons` (`x-required-when-enabled`).
+	AnonymousAccessNotice *AccessNotice `json:"anonymousAccessNotice,omitempty"`
+
+	// AuthenticatedAccessNotice A terms-of-service prompt that users answer before they use the portal site. An enabled notice needs a
+	// non-empty `title`, `text` and `buttons` (`x-required-when-enabled`).
+	AuthenticatedAccessNotice *AccessNotice `json:"authenticatedAccessNotice,omitempty"`
+	Error                     *ErrorBody    `json:"error,omitempty"`
+
+	// InformationalBanner A banner shown at the top of the organization's pages, for example a read-only status or a classification
+	// level. An enabled banner needs a non-empty `text`, `bgColor` and `fontColor` (`x-required-when-enabled`).
+	// The two colors should contrast; a low contrast is accepted.
+	InformationalBanner *InformationalBanner `json:"informationalBanner,omitempty"`
+
+	// PortalConfigProperties Advanced portal configuration properties of a self-hosted deployment (11.0 and later). They replace edits
+	// to the former editable portal configuration file, whose properties are not migrated on upgrade.
+	//
+	// Further properties exist whose names are not part of this contract; they are accepted as additional
+	// properties holding a JSON scalar or array, and returned by the settings read:
+	// visibility of the Organization page to all members (boolean); accessibility of the dashboards app
+	// (boolean); applications shown in the app launcher (titles, comma-separated); accessibility of the scene
+	// viewer (boolean); accessibility of the web app builder (boolean); proxy used for configured utility
+	// services (for a disconnected environment); installed flag of the Web Editor setup (boolean, 11.3);
+	// installed flags of the topographic production and of the data pipelines web apps (boolean, 11.5).
+	PortalConfigProperties *PortalConfigProperties `json:"portalConfigProperties,omitempty"`
 }
-
-// SettingsResponse0 defines model for SettingsResponse.0.
-type SettingsResponse0 = interface{}
-
-// SettingsResponse1 defines model for SettingsResponse.1.
-type SettingsResponse1 = interface{}
 
 // SuccessResponse `{"success":true}`, or the error envelope.
 type SuccessResponse struct {
 	Error   *ErrorBody `json:"error,omitempty"`
 	Success *bool      `json:"success,omitempty"`
-	union   json.RawMessage
 }
-
-// SuccessResponse0 defines model for SuccessResponse.0.
-type SuccessResponse0 = interface{}
-
-// SuccessResponse1 defines model for SuccessResponse.1.
-type SuccessResponse1 = interface{}
 
 // TokenResponse defines model for TokenResponse.
 type TokenResponse struct {
@@ -530,14 +489,7 @@ type TokenResponse struct {
 	// Ssl Whether the token may be used over HTTPS only.
 	Ssl   *bool   `json:"ssl,omitempty"`
 	Token *string `json:"token,omitempty"`
-	union json.RawMessage
 }
-
-// TokenResponse0 defines model for TokenResponse.0.
-type TokenResponse0 = interface{}
-
-// TokenResponse1 defines model for TokenResponse.1.
-type TokenResponse1 = interface{}
 
 // UpdateMemberForm defines model for UpdateMemberForm.
 type UpdateMemberForm struct {
@@ -575,7 +527,7 @@ type UpdateSettingsForm struct {
 
 // UserContentResponse defines model for UserContentResponse.
 type UserContentResponse struct {
-	// CurrentFolder The folder listed; null for the root.
+	// CurrentFolder The folder listed (a Folder); null for the root.
 	CurrentFolder *Folder    `json:"currentFolder"`
 	Error         *ErrorBody `json:"error,omitempty"`
 
@@ -591,14 +543,7 @@ type UserContentResponse struct {
 	// Total Items in the folder listed.
 	Total    *int32  `json:"total,omitempty"`
 	Username *string `json:"username,omitempty"`
-	union    json.RawMessage
 }
-
-// UserContentResponse0 defines model for UserContentResponse.0.
-type UserContentResponse0 = interface{}
-
-// UserContentResponse1 defines model for UserContentResponse.1.
-type UserContentResponse1 = interface{}
 
 // F `json` (the default when absent) or `pjson` (the same JSON, indented).
 type F = Format
@@ -714,315 +659,22 @@ type DeleteMemberCategorySchemaFormdataRequestBody = FormatForm
 // UpdateSettingsFormdataRequestBody defines body for UpdateSettings for application/x-www-form-urlencoded ContentType.
 type UpdateSettingsFormdataRequestBody = UpdateSettingsForm
 
-// Getter for additional properties for PortalConfigProperties. Returns the specified
-// element and whether it was found
-func (a PortalConfigProperties) Get(fieldName string) (value interface{}, found bool) {
-	if a.AdditionalProperties != nil {
-		value, found = a.AdditionalProperties[fieldName]
-	}
-	return
-}
-
-// Setter for additional properties for PortalConfigProperties
-func (a *PortalConfigProperties) Set(fieldName string, value interface{}) {
-	if a.AdditionalProperties == nil {
-		a.AdditionalProperties = make(map[string]interface{})
-	}
-	a.AdditionalProperties[fieldName] = value
-}
-
-// Override default JSON handling for PortalConfigProperties to handle AdditionalProperties
-func (a *PortalConfigProperties) UnmarshalJSON(b []byte) error {
-	object := make(map[string]json.RawMessage)
-	err := json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["configurePortalHostedEnv"]; found {
-		err = json.Unmarshal(raw, &a.ConfigurePortalHostedEnv)
-		if err != nil {
-			return fmt.Errorf("error reading 'configurePortalHostedEnv': %w", err)
-		}
-		delete(object, "configurePortalHostedEnv")
-	}
-
-	if raw, found := object["extentService"]; found {
-		err = json.Unmarshal(raw, &a.ExtentService)
-		if err != nil {
-			return fmt.Errorf("error reading 'extentService': %w", err)
-		}
-		delete(object, "extentService")
-	}
-
-	if raw, found := object["footerLinks"]; found {
-		err = json.Unmarshal(raw, &a.FooterLinks)
-		if err != nil {
-			return fmt.Errorf("error reading 'footerLinks': %w", err)
-		}
-		delete(object, "footerLinks")
-	}
-
-	if raw, found := object["gcsBasemapService"]; found {
-		err = json.Unmarshal(raw, &a.GcsBasemapService)
-		if err != nil {
-			return fmt.Errorf("error reading 'gcsBasemapService': %w", err)
-		}
-		delete(object, "gcsBasemapService")
-	}
-
-	if raw, found := object["httpsDomains"]; found {
-		err = json.Unmarshal(raw, &a.HttpsDomains)
-		if err != nil {
-			return fmt.Errorf("error reading 'httpsDomains': %w", err)
-		}
-		delete(object, "httpsDomains")
-	}
-
-	if raw, found := object["iotViewerUrl"]; found {
-		err = json.Unmarshal(raw, &a.IotViewerUrl)
-		if err != nil {
-			return fmt.Errorf("error reading 'iotViewerUrl': %w", err)
-		}
-		delete(object, "iotViewerUrl")
-	}
-
-	if raw, found := object["longTokenExpiration"]; found {
-		err = json.Unmarshal(raw, &a.LongTokenExpiration)
-		if err != nil {
-			return fmt.Errorf("error reading 'longTokenExpiration': %w", err)
-		}
-		delete(object, "longTokenExpiration")
-	}
-
-	if raw, found := object["portalHostedConfigEnabled"]; found {
-		err = json.Unmarshal(raw, &a.PortalHostedConfigEnabled)
-		if err != nil {
-			return fmt.Errorf("error reading 'portalHostedConfigEnabled': %w", err)
-		}
-		delete(object, "portalHostedConfigEnabled")
-	}
-
-	if raw, found := object["portalLivingAtlasConfigEnabled"]; found {
-		err = json.Unmarshal(raw, &a.PortalLivingAtlasConfigEnabled)
-		if err != nil {
-			return fmt.Errorf("error reading 'portalLivingAtlasConfigEnabled': %w", err)
-		}
-		delete(object, "portalLivingAtlasConfigEnabled")
-	}
-
-	if raw, found := object["restrictOrganizationPageToAdmin"]; found {
-		err = json.Unmarshal(raw, &a.RestrictOrganizationPageToAdmin)
-		if err != nil {
-			return fmt.Errorf("error reading 'restrictOrganizationPageToAdmin': %w", err)
-		}
-		delete(object, "restrictOrganizationPageToAdmin")
-	}
-
-	if raw, found := object["sceneViewerEnabled"]; found {
-		err = json.Unmarshal(raw, &a.SceneViewerEnabled)
-		if err != nil {
-			return fmt.Errorf("error reading 'sceneViewerEnabled': %w", err)
-		}
-		delete(object, "sceneViewerEnabled")
-	}
-
-	if raw, found := object["searchHostedEnabled"]; found {
-		err = json.Unmarshal(raw, &a.SearchHostedEnabled)
-		if err != nil {
-			return fmt.Errorf("error reading 'searchHostedEnabled': %w", err)
-		}
-		delete(object, "searchHostedEnabled")
-	}
-
-	if raw, found := object["showInAppLauncher"]; found {
-		err = json.Unmarshal(raw, &a.ShowInAppLauncher)
-		if err != nil {
-			return fmt.Errorf("error reading 'showInAppLauncher': %w", err)
-		}
-		delete(object, "showInAppLauncher")
-	}
-
-	if raw, found := object["surveyUrl"]; found {
-		err = json.Unmarshal(raw, &a.SurveyUrl)
-		if err != nil {
-			return fmt.Errorf("error reading 'surveyUrl': %w", err)
-		}
-		delete(object, "surveyUrl")
-	}
-
-	if raw, found := object["tokenExpiration"]; found {
-		err = json.Unmarshal(raw, &a.TokenExpiration)
-		if err != nil {
-			return fmt.Errorf("error reading 'tokenExpiration': %w", err)
-		}
-		delete(object, "tokenExpiration")
-	}
-
-	if raw, found := object["webAppBuilderEnabled"]; found {
-		err = json.Unmarshal(raw, &a.WebAppBuilderEnabled)
-		if err != nil {
-			return fmt.Errorf("error reading 'webAppBuilderEnabled': %w", err)
-		}
-		delete(object, "webAppBuilderEnabled")
-	}
-
-	if len(object) != 0 {
-		a.AdditionalProperties = make(map[string]interface{})
-		for fieldName, fieldBuf := range object {
-			var fieldVal interface{}
-			err := json.Unmarshal(fieldBuf, &fieldVal)
-			if err != nil {
-				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
-			}
-			a.AdditionalProperties[fieldName] = fieldVal
-		}
-	}
-	return nil
-}
-
-// Override default JSON handling for PortalConfigProperties to handle AdditionalProperties
-func (a PortalConfigProperties) MarshalJSON() ([]byte, error) {
-	var err error
-	object := make(map[string]json.RawMessage)
-
-	if a.ConfigurePortalHostedEnv != nil {
-		object["configurePortalHostedEnv"], err = json.Marshal(a.ConfigurePortalHostedEnv)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'configurePortalHostedEnv': %w", err)
-		}
-	}
-
-	if a.ExtentService != nil {
-		object["extentService"], err = json.Marshal(a.ExtentService)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'extentService': %w", err)
-		}
-	}
-
-	if a.FooterLinks != nil {
-		object["footerLinks"], err = json.Marshal(a.FooterLinks)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'footerLinks': %w", err)
-		}
-	}
-
-	if a.GcsBasemapService != nil {
-		object["gcsBasemapService"], err = json.Marshal(a.GcsBasemapService)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'gcsBasemapService': %w", err)
-		}
-	}
-
-	if a.HttpsDomains != nil {
-		object["httpsDomains"], err = json.Marshal(a.HttpsDomains)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'httpsDomains': %w", err)
-		}
-	}
-
-	if a.IotViewerUrl != nil {
-		object["iotViewerUrl"], err = json.Marshal(a.IotViewerUrl)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'iotViewerUrl': %w", err)
-		}
-	}
-
-	if a.LongTokenExpiration != nil {
-		object["longTokenExpiration"], err = json.Marshal(a.LongTokenExpiration)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'longTokenExpiration': %w", err)
-		}
-	}
-
-	if a.PortalHostedConfigEnabled != nil {
-		object["portalHostedConfigEnabled"], err = json.Marshal(a.PortalHostedConfigEnabled)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'portalHostedConfigEnabled': %w", err)
-		}
-	}
-
-	if a.PortalLivingAtlasConfigEnabled != nil {
-		object["portalLivingAtlasConfigEnabled"], err = json.Marshal(a.PortalLivingAtlasConfigEnabled)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'portalLivingAtlasConfigEnabled': %w", err)
-		}
-	}
-
-	if a.RestrictOrganizationPageToAdmin != nil {
-		object["restrictOrganizationPageToAdmin"], err = json.Marshal(a.RestrictOrganizationPageToAdmin)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'restrictOrganizationPageToAdmin': %w", err)
-		}
-	}
-
-	if a.SceneViewerEnabled != nil {
-		object["sceneViewerEnabled"], err = json.Marshal(a.SceneViewerEnabled)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'sceneViewerEnabled': %w", err)
-		}
-	}
-
-	if a.SearchHostedEnabled != nil {
-		object["searchHostedEnabled"], err = json.Marshal(a.SearchHostedEnabled)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'searchHostedEnabled': %w", err)
-		}
-	}
-
-	if a.ShowInAppLauncher != nil {
-		object["showInAppLauncher"], err = json.Marshal(a.ShowInAppLauncher)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'showInAppLauncher': %w", err)
-		}
-	}
-
-	if a.SurveyUrl != nil {
-		object["surveyUrl"], err = json.Marshal(a.SurveyUrl)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'surveyUrl': %w", err)
-		}
-	}
-
-	if a.TokenExpiration != nil {
-		object["tokenExpiration"], err = json.Marshal(a.TokenExpiration)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'tokenExpiration': %w", err)
-		}
-	}
-
-	if a.WebAppBuilderEnabled != nil {
-		object["webAppBuilderEnabled"], err = json.Marshal(a.WebAppBuilderEnabled)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'webAppBuilderEnabled': %w", err)
-		}
-	}
-
-	for fieldName, field := range a.AdditionalProperties {
-		object[fieldName], err = json.Marshal(field)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
-		}
-	}
-	return json.Marshal(object)
-}
-
-// AsFolderResponse0 returns the union data inside the FolderResponse as a FolderResponse0
-func (t FolderResponse) AsFolderResponse0() (FolderResponse0, error) {
-	var body FolderResponse0
+// AsFooterPageLink returns the union data inside the FooterLink as a FooterPageLink
+func (t FooterLink) AsFooterPageLink() (FooterPageLink, error) {
+	var body FooterPageLink
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromFolderResponse0 overwrites any union data inside the FolderResponse as the provided FolderResponse0
-func (t *FolderResponse) FromFolderResponse0(v FolderResponse0) error {
+// FromFooterPageLink overwrites any union data inside the FooterLink as the provided FooterPageLink
+func (t *FooterLink) FromFooterPageLink(v FooterPageLink) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeFolderResponse0 performs a merge with any union data inside the FolderResponse, using the provided FolderResponse0
-func (t *FolderResponse) MergeFolderResponse0(v FolderResponse0) error {
+// MergeFooterPageLink performs a merge with any union data inside the FooterLink, using the provided FooterPageLink
+func (t *FooterLink) MergeFooterPageLink(v FooterPageLink) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -1033,146 +685,22 @@ func (t *FolderResponse) MergeFolderResponse0(v FolderResponse0) error {
 	return err
 }
 
-// AsFolderResponse1 returns the union data inside the FolderResponse as a FolderResponse1
-func (t FolderResponse) AsFolderResponse1() (FolderResponse1, error) {
-	var body FolderResponse1
+// AsFooterMailLink returns the union data inside the FooterLink as a FooterMailLink
+func (t FooterLink) AsFooterMailLink() (FooterMailLink, error) {
+	var body FooterMailLink
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromFolderResponse1 overwrites any union data inside the FolderResponse as the provided FolderResponse1
-func (t *FolderResponse) FromFolderResponse1(v FolderResponse1) error {
+// FromFooterMailLink overwrites any union data inside the FooterLink as the provided FooterMailLink
+func (t *FooterLink) FromFooterMailLink(v FooterMailLink) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeFolderResponse1 performs a merge with any union data inside the FolderResponse, using the provided FolderResponse1
-func (t *FolderResponse) MergeFolderResponse1(v FolderResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t FolderResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.Folder != nil {
-		object["folder"], err = json.Marshal(t.Folder)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'folder': %w", err)
-		}
-	}
-
-	if t.Success != nil {
-		object["success"], err = json.Marshal(t.Success)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'success': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *FolderResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["folder"]; found {
-		err = json.Unmarshal(raw, &t.Folder)
-		if err != nil {
-			return fmt.Errorf("error reading 'folder': %w", err)
-		}
-	}
-
-	if raw, found := object["success"]; found {
-		err = json.Unmarshal(raw, &t.Success)
-		if err != nil {
-			return fmt.Errorf("error reading 'success': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsFooterLink0 returns the union data inside the FooterLink as a FooterLink0
-func (t FooterLink) AsFooterLink0() (FooterLink0, error) {
-	var body FooterLink0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromFooterLink0 overwrites any union data inside the FooterLink as the provided FooterLink0
-func (t *FooterLink) FromFooterLink0(v FooterLink0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeFooterLink0 performs a merge with any union data inside the FooterLink, using the provided FooterLink0
-func (t *FooterLink) MergeFooterLink0(v FooterLink0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsFooterLink1 returns the union data inside the FooterLink as a FooterLink1
-func (t FooterLink) AsFooterLink1() (FooterLink1, error) {
-	var body FooterLink1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromFooterLink1 overwrites any union data inside the FooterLink as the provided FooterLink1
-func (t *FooterLink) FromFooterLink1(v FooterLink1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeFooterLink1 performs a merge with any union data inside the FooterLink, using the provided FooterLink1
-func (t *FooterLink) MergeFooterLink1(v FooterLink1) error {
+// MergeFooterMailLink performs a merge with any union data inside the FooterLink, using the provided FooterMailLink
+func (t *FooterLink) MergeFooterMailLink(v FooterMailLink) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -1185,104 +713,30 @@ func (t *FooterLink) MergeFooterLink1(v FooterLink1) error {
 
 func (t FooterLink) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Email != nil {
-		object["email"], err = json.Marshal(t.Email)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'email': %w", err)
-		}
-	}
-
-	object["title"], err = json.Marshal(t.Title)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'title': %w", err)
-	}
-
-	if t.Type != nil {
-		object["type"], err = json.Marshal(t.Type)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'type': %w", err)
-		}
-	}
-
-	if t.Url != nil {
-		object["url"], err = json.Marshal(t.Url)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'url': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
 	return b, err
 }
 
 func (t *FooterLink) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["email"]; found {
-		err = json.Unmarshal(raw, &t.Email)
-		if err != nil {
-			return fmt.Errorf("error reading 'email': %w", err)
-		}
-	}
-
-	if raw, found := object["title"]; found {
-		err = json.Unmarshal(raw, &t.Title)
-		if err != nil {
-			return fmt.Errorf("error reading 'title': %w", err)
-		}
-	}
-
-	if raw, found := object["type"]; found {
-		err = json.Unmarshal(raw, &t.Type)
-		if err != nil {
-			return fmt.Errorf("error reading 'type': %w", err)
-		}
-	}
-
-	if raw, found := object["url"]; found {
-		err = json.Unmarshal(raw, &t.Url)
-		if err != nil {
-			return fmt.Errorf("error reading 'url': %w", err)
-		}
-	}
-
 	return err
 }
 
-// AsItemResponse0 returns the union data inside the ItemResponse as a ItemResponse0
-func (t ItemResponse) AsItemResponse0() (ItemResponse0, error) {
-	var body ItemResponse0
+// AsMemberCategorySchema returns the union data inside the MemberCategorySchemaResponse as a MemberCategorySchema
+func (t MemberCategorySchemaResponse) AsMemberCategorySchema() (MemberCategorySchema, error) {
+	var body MemberCategorySchema
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromItemResponse0 overwrites any union data inside the ItemResponse as the provided ItemResponse0
-func (t *ItemResponse) FromItemResponse0(v ItemResponse0) error {
+// FromMemberCategorySchema overwrites any union data inside the MemberCategorySchemaResponse as the provided MemberCategorySchema
+func (t *MemberCategorySchemaResponse) FromMemberCategorySchema(v MemberCategorySchema) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeItemResponse0 performs a merge with any union data inside the ItemResponse, using the provided ItemResponse0
-func (t *ItemResponse) MergeItemResponse0(v ItemResponse0) error {
+// MergeMemberCategorySchema performs a merge with any union data inside the MemberCategorySchemaResponse, using the provided MemberCategorySchema
+func (t *MemberCategorySchemaResponse) MergeMemberCategorySchema(v MemberCategorySchema) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -1293,354 +747,22 @@ func (t *ItemResponse) MergeItemResponse0(v ItemResponse0) error {
 	return err
 }
 
-// AsItemResponse1 returns the union data inside the ItemResponse as a ItemResponse1
-func (t ItemResponse) AsItemResponse1() (ItemResponse1, error) {
-	var body ItemResponse1
+// AsErrorResponse returns the union data inside the MemberCategorySchemaResponse as a ErrorResponse
+func (t MemberCategorySchemaResponse) AsErrorResponse() (ErrorResponse, error) {
+	var body ErrorResponse
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromItemResponse1 overwrites any union data inside the ItemResponse as the provided ItemResponse1
-func (t *ItemResponse) FromItemResponse1(v ItemResponse1) error {
+// FromErrorResponse overwrites any union data inside the MemberCategorySchemaResponse as the provided ErrorResponse
+func (t *MemberCategorySchemaResponse) FromErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeItemResponse1 performs a merge with any union data inside the ItemResponse, using the provided ItemResponse1
-func (t *ItemResponse) MergeItemResponse1(v ItemResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ItemResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Created != nil {
-		object["created"], err = json.Marshal(t.Created)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'created': %w", err)
-		}
-	}
-
-	if t.Description != nil {
-		object["description"], err = json.Marshal(t.Description)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'description': %w", err)
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.Id != nil {
-		object["id"], err = json.Marshal(t.Id)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'id': %w", err)
-		}
-	}
-
-	if t.Modified != nil {
-		object["modified"], err = json.Marshal(t.Modified)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'modified': %w", err)
-		}
-	}
-
-	if t.Owner != nil {
-		object["owner"], err = json.Marshal(t.Owner)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'owner': %w", err)
-		}
-	}
-
-	if t.OwnerFolder != nil {
-		object["ownerFolder"], err = json.Marshal(t.OwnerFolder)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'ownerFolder': %w", err)
-		}
-	}
-
-	if t.Tags != nil {
-		object["tags"], err = json.Marshal(t.Tags)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'tags': %w", err)
-		}
-	}
-
-	if t.Title != nil {
-		object["title"], err = json.Marshal(t.Title)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'title': %w", err)
-		}
-	}
-
-	if t.Type != nil {
-		object["type"], err = json.Marshal(t.Type)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'type': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *ItemResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["created"]; found {
-		err = json.Unmarshal(raw, &t.Created)
-		if err != nil {
-			return fmt.Errorf("error reading 'created': %w", err)
-		}
-	}
-
-	if raw, found := object["description"]; found {
-		err = json.Unmarshal(raw, &t.Description)
-		if err != nil {
-			return fmt.Errorf("error reading 'description': %w", err)
-		}
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["id"]; found {
-		err = json.Unmarshal(raw, &t.Id)
-		if err != nil {
-			return fmt.Errorf("error reading 'id': %w", err)
-		}
-	}
-
-	if raw, found := object["modified"]; found {
-		err = json.Unmarshal(raw, &t.Modified)
-		if err != nil {
-			return fmt.Errorf("error reading 'modified': %w", err)
-		}
-	}
-
-	if raw, found := object["owner"]; found {
-		err = json.Unmarshal(raw, &t.Owner)
-		if err != nil {
-			return fmt.Errorf("error reading 'owner': %w", err)
-		}
-	}
-
-	if raw, found := object["ownerFolder"]; found {
-		err = json.Unmarshal(raw, &t.OwnerFolder)
-		if err != nil {
-			return fmt.Errorf("error reading 'ownerFolder': %w", err)
-		}
-	}
-
-	if raw, found := object["tags"]; found {
-		err = json.Unmarshal(raw, &t.Tags)
-		if err != nil {
-			return fmt.Errorf("error reading 'tags': %w", err)
-		}
-	}
-
-	if raw, found := object["title"]; found {
-		err = json.Unmarshal(raw, &t.Title)
-		if err != nil {
-			return fmt.Errorf("error reading 'title': %w", err)
-		}
-	}
-
-	if raw, found := object["type"]; found {
-		err = json.Unmarshal(raw, &t.Type)
-		if err != nil {
-			return fmt.Errorf("error reading 'type': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsItemResultsResponse0 returns the union data inside the ItemResultsResponse as a ItemResultsResponse0
-func (t ItemResultsResponse) AsItemResultsResponse0() (ItemResultsResponse0, error) {
-	var body ItemResultsResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromItemResultsResponse0 overwrites any union data inside the ItemResultsResponse as the provided ItemResultsResponse0
-func (t *ItemResultsResponse) FromItemResultsResponse0(v ItemResultsResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeItemResultsResponse0 performs a merge with any union data inside the ItemResultsResponse, using the provided ItemResultsResponse0
-func (t *ItemResultsResponse) MergeItemResultsResponse0(v ItemResultsResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsItemResultsResponse1 returns the union data inside the ItemResultsResponse as a ItemResultsResponse1
-func (t ItemResultsResponse) AsItemResultsResponse1() (ItemResultsResponse1, error) {
-	var body ItemResultsResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromItemResultsResponse1 overwrites any union data inside the ItemResultsResponse as the provided ItemResultsResponse1
-func (t *ItemResultsResponse) FromItemResultsResponse1(v ItemResultsResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeItemResultsResponse1 performs a merge with any union data inside the ItemResultsResponse, using the provided ItemResultsResponse1
-func (t *ItemResultsResponse) MergeItemResultsResponse1(v ItemResultsResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ItemResultsResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.Results != nil {
-		object["results"], err = json.Marshal(t.Results)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'results': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *ItemResultsResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["results"]; found {
-		err = json.Unmarshal(raw, &t.Results)
-		if err != nil {
-			return fmt.Errorf("error reading 'results': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsMemberCategorySchemaResponse0 returns the union data inside the MemberCategorySchemaResponse as a MemberCategorySchemaResponse0
-func (t MemberCategorySchemaResponse) AsMemberCategorySchemaResponse0() (MemberCategorySchemaResponse0, error) {
-	var body MemberCategorySchemaResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMemberCategorySchemaResponse0 overwrites any union data inside the MemberCategorySchemaResponse as the provided MemberCategorySchemaResponse0
-func (t *MemberCategorySchemaResponse) FromMemberCategorySchemaResponse0(v MemberCategorySchemaResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMemberCategorySchemaResponse0 performs a merge with any union data inside the MemberCategorySchemaResponse, using the provided MemberCategorySchemaResponse0
-func (t *MemberCategorySchemaResponse) MergeMemberCategorySchemaResponse0(v MemberCategorySchemaResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsMemberCategorySchemaResponse1 returns the union data inside the MemberCategorySchemaResponse as a MemberCategorySchemaResponse1
-func (t MemberCategorySchemaResponse) AsMemberCategorySchemaResponse1() (MemberCategorySchemaResponse1, error) {
-	var body MemberCategorySchemaResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMemberCategorySchemaResponse1 overwrites any union data inside the MemberCategorySchemaResponse as the provided MemberCategorySchemaResponse1
-func (t *MemberCategorySchemaResponse) FromMemberCategorySchemaResponse1(v MemberCategorySchemaResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMemberCategorySchemaResponse1 performs a merge with any union data inside the MemberCategorySchemaResponse, using the provided MemberCategorySchemaResponse1
-func (t *MemberCategorySchemaResponse) MergeMemberCategorySchemaResponse1(v MemberCategorySchemaResponse1) error {
+// MergeErrorResponse performs a merge with any union data inside the MemberCategorySchemaResponse, using the provided ErrorResponse
+func (t *MemberCategorySchemaResponse) MergeErrorResponse(v ErrorResponse) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -1653,1260 +775,10 @@ func (t *MemberCategorySchemaResponse) MergeMemberCategorySchemaResponse1(v Memb
 
 func (t MemberCategorySchemaResponse) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.MemberCategorySchema != nil {
-		object["memberCategorySchema"], err = json.Marshal(t.MemberCategorySchema)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'memberCategorySchema': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
 	return b, err
 }
 
 func (t *MemberCategorySchemaResponse) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["memberCategorySchema"]; found {
-		err = json.Unmarshal(raw, &t.MemberCategorySchema)
-		if err != nil {
-			return fmt.Errorf("error reading 'memberCategorySchema': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsMemberListResponse0 returns the union data inside the MemberListResponse as a MemberListResponse0
-func (t MemberListResponse) AsMemberListResponse0() (MemberListResponse0, error) {
-	var body MemberListResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMemberListResponse0 overwrites any union data inside the MemberListResponse as the provided MemberListResponse0
-func (t *MemberListResponse) FromMemberListResponse0(v MemberListResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMemberListResponse0 performs a merge with any union data inside the MemberListResponse, using the provided MemberListResponse0
-func (t *MemberListResponse) MergeMemberListResponse0(v MemberListResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsMemberListResponse1 returns the union data inside the MemberListResponse as a MemberListResponse1
-func (t MemberListResponse) AsMemberListResponse1() (MemberListResponse1, error) {
-	var body MemberListResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMemberListResponse1 overwrites any union data inside the MemberListResponse as the provided MemberListResponse1
-func (t *MemberListResponse) FromMemberListResponse1(v MemberListResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMemberListResponse1 performs a merge with any union data inside the MemberListResponse, using the provided MemberListResponse1
-func (t *MemberListResponse) MergeMemberListResponse1(v MemberListResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t MemberListResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.NextStart != nil {
-		object["nextStart"], err = json.Marshal(t.NextStart)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'nextStart': %w", err)
-		}
-	}
-
-	if t.Num != nil {
-		object["num"], err = json.Marshal(t.Num)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'num': %w", err)
-		}
-	}
-
-	if t.Start != nil {
-		object["start"], err = json.Marshal(t.Start)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'start': %w", err)
-		}
-	}
-
-	if t.Total != nil {
-		object["total"], err = json.Marshal(t.Total)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'total': %w", err)
-		}
-	}
-
-	if t.Users != nil {
-		object["users"], err = json.Marshal(t.Users)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'users': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *MemberListResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["nextStart"]; found {
-		err = json.Unmarshal(raw, &t.NextStart)
-		if err != nil {
-			return fmt.Errorf("error reading 'nextStart': %w", err)
-		}
-	}
-
-	if raw, found := object["num"]; found {
-		err = json.Unmarshal(raw, &t.Num)
-		if err != nil {
-			return fmt.Errorf("error reading 'num': %w", err)
-		}
-	}
-
-	if raw, found := object["start"]; found {
-		err = json.Unmarshal(raw, &t.Start)
-		if err != nil {
-			return fmt.Errorf("error reading 'start': %w", err)
-		}
-	}
-
-	if raw, found := object["total"]; found {
-		err = json.Unmarshal(raw, &t.Total)
-		if err != nil {
-			return fmt.Errorf("error reading 'total': %w", err)
-		}
-	}
-
-	if raw, found := object["users"]; found {
-		err = json.Unmarshal(raw, &t.Users)
-		if err != nil {
-			return fmt.Errorf("error reading 'users': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsMemberResponse0 returns the union data inside the MemberResponse as a MemberResponse0
-func (t MemberResponse) AsMemberResponse0() (MemberResponse0, error) {
-	var body MemberResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMemberResponse0 overwrites any union data inside the MemberResponse as the provided MemberResponse0
-func (t *MemberResponse) FromMemberResponse0(v MemberResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMemberResponse0 performs a merge with any union data inside the MemberResponse, using the provided MemberResponse0
-func (t *MemberResponse) MergeMemberResponse0(v MemberResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsMemberResponse1 returns the union data inside the MemberResponse as a MemberResponse1
-func (t MemberResponse) AsMemberResponse1() (MemberResponse1, error) {
-	var body MemberResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMemberResponse1 overwrites any union data inside the MemberResponse as the provided MemberResponse1
-func (t *MemberResponse) FromMemberResponse1(v MemberResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMemberResponse1 performs a merge with any union data inside the MemberResponse, using the provided MemberResponse1
-func (t *MemberResponse) MergeMemberResponse1(v MemberResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t MemberResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Categories != nil {
-		object["categories"], err = json.Marshal(t.Categories)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'categories': %w", err)
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.FullName != nil {
-		object["fullName"], err = json.Marshal(t.FullName)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'fullName': %w", err)
-		}
-	}
-
-	if t.OrgId != nil {
-		object["orgId"], err = json.Marshal(t.OrgId)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'orgId': %w", err)
-		}
-	}
-
-	if t.Role != nil {
-		object["role"], err = json.Marshal(t.Role)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'role': %w", err)
-		}
-	}
-
-	if t.Username != nil {
-		object["username"], err = json.Marshal(t.Username)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'username': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *MemberResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["categories"]; found {
-		err = json.Unmarshal(raw, &t.Categories)
-		if err != nil {
-			return fmt.Errorf("error reading 'categories': %w", err)
-		}
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["fullName"]; found {
-		err = json.Unmarshal(raw, &t.FullName)
-		if err != nil {
-			return fmt.Errorf("error reading 'fullName': %w", err)
-		}
-	}
-
-	if raw, found := object["orgId"]; found {
-		err = json.Unmarshal(raw, &t.OrgId)
-		if err != nil {
-			return fmt.Errorf("error reading 'orgId': %w", err)
-		}
-	}
-
-	if raw, found := object["role"]; found {
-		err = json.Unmarshal(raw, &t.Role)
-		if err != nil {
-			return fmt.Errorf("error reading 'role': %w", err)
-		}
-	}
-
-	if raw, found := object["username"]; found {
-		err = json.Unmarshal(raw, &t.Username)
-		if err != nil {
-			return fmt.Errorf("error reading 'username': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsMemberUpdateResponse0 returns the union data inside the MemberUpdateResponse as a MemberUpdateResponse0
-func (t MemberUpdateResponse) AsMemberUpdateResponse0() (MemberUpdateResponse0, error) {
-	var body MemberUpdateResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMemberUpdateResponse0 overwrites any union data inside the MemberUpdateResponse as the provided MemberUpdateResponse0
-func (t *MemberUpdateResponse) FromMemberUpdateResponse0(v MemberUpdateResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMemberUpdateResponse0 performs a merge with any union data inside the MemberUpdateResponse, using the provided MemberUpdateResponse0
-func (t *MemberUpdateResponse) MergeMemberUpdateResponse0(v MemberUpdateResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsMemberUpdateResponse1 returns the union data inside the MemberUpdateResponse as a MemberUpdateResponse1
-func (t MemberUpdateResponse) AsMemberUpdateResponse1() (MemberUpdateResponse1, error) {
-	var body MemberUpdateResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromMemberUpdateResponse1 overwrites any union data inside the MemberUpdateResponse as the provided MemberUpdateResponse1
-func (t *MemberUpdateResponse) FromMemberUpdateResponse1(v MemberUpdateResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeMemberUpdateResponse1 performs a merge with any union data inside the MemberUpdateResponse, using the provided MemberUpdateResponse1
-func (t *MemberUpdateResponse) MergeMemberUpdateResponse1(v MemberUpdateResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t MemberUpdateResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.Success != nil {
-		object["success"], err = json.Marshal(t.Success)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'success': %w", err)
-		}
-	}
-
-	if t.Username != nil {
-		object["username"], err = json.Marshal(t.Username)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'username': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *MemberUpdateResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["success"]; found {
-		err = json.Unmarshal(raw, &t.Success)
-		if err != nil {
-			return fmt.Errorf("error reading 'success': %w", err)
-		}
-	}
-
-	if raw, found := object["username"]; found {
-		err = json.Unmarshal(raw, &t.Username)
-		if err != nil {
-			return fmt.Errorf("error reading 'username': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsNewItemResponse0 returns the union data inside the NewItemResponse as a NewItemResponse0
-func (t NewItemResponse) AsNewItemResponse0() (NewItemResponse0, error) {
-	var body NewItemResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromNewItemResponse0 overwrites any union data inside the NewItemResponse as the provided NewItemResponse0
-func (t *NewItemResponse) FromNewItemResponse0(v NewItemResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeNewItemResponse0 performs a merge with any union data inside the NewItemResponse, using the provided NewItemResponse0
-func (t *NewItemResponse) MergeNewItemResponse0(v NewItemResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsNewItemResponse1 returns the union data inside the NewItemResponse as a NewItemResponse1
-func (t NewItemResponse) AsNewItemResponse1() (NewItemResponse1, error) {
-	var body NewItemResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromNewItemResponse1 overwrites any union data inside the NewItemResponse as the provided NewItemResponse1
-func (t *NewItemResponse) FromNewItemResponse1(v NewItemResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeNewItemResponse1 performs a merge with any union data inside the NewItemResponse, using the provided NewItemResponse1
-func (t *NewItemResponse) MergeNewItemResponse1(v NewItemResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t NewItemResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.Folder != nil {
-		object["folder"], err = json.Marshal(t.Folder)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'folder': %w", err)
-		}
-	}
-
-	if t.Id != nil {
-		object["id"], err = json.Marshal(t.Id)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'id': %w", err)
-		}
-	}
-
-	if t.Success != nil {
-		object["success"], err = json.Marshal(t.Success)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'success': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *NewItemResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["folder"]; found {
-		err = json.Unmarshal(raw, &t.Folder)
-		if err != nil {
-			return fmt.Errorf("error reading 'folder': %w", err)
-		}
-	}
-
-	if raw, found := object["id"]; found {
-		err = json.Unmarshal(raw, &t.Id)
-		if err != nil {
-			return fmt.Errorf("error reading 'id': %w", err)
-		}
-	}
-
-	if raw, found := object["success"]; found {
-		err = json.Unmarshal(raw, &t.Success)
-		if err != nil {
-			return fmt.Errorf("error reading 'success': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsSettingsResponse0 returns the union data inside the SettingsResponse as a SettingsResponse0
-func (t SettingsResponse) AsSettingsResponse0() (SettingsResponse0, error) {
-	var body SettingsResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromSettingsResponse0 overwrites any union data inside the SettingsResponse as the provided SettingsResponse0
-func (t *SettingsResponse) FromSettingsResponse0(v SettingsResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeSettingsResponse0 performs a merge with any union data inside the SettingsResponse, using the provided SettingsResponse0
-func (t *SettingsResponse) MergeSettingsResponse0(v SettingsResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsSettingsResponse1 returns the union data inside the SettingsResponse as a SettingsResponse1
-func (t SettingsResponse) AsSettingsResponse1() (SettingsResponse1, error) {
-	var body SettingsResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromSettingsResponse1 overwrites any union data inside the SettingsResponse as the provided SettingsResponse1
-func (t *SettingsResponse) FromSettingsResponse1(v SettingsResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeSettingsResponse1 performs a merge with any union data inside the SettingsResponse, using the provided SettingsResponse1
-func (t *SettingsResponse) MergeSettingsResponse1(v SettingsResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t SettingsResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.AnonymousAccessNotice != nil {
-		object["anonymousAccessNotice"], err = json.Marshal(t.AnonymousAccessNotice)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'anonymousAccessNotice': %w", err)
-		}
-	}
-
-	if t.AuthenticatedAccessNotice != nil {
-		object["authenticatedAccessNotice"], err = json.Marshal(t.AuthenticatedAccessNotice)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'authenticatedAccessNotice': %w", err)
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.InformationalBanner != nil {
-		object["informationalBanner"], err = json.Marshal(t.InformationalBanner)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'informationalBanner': %w", err)
-		}
-	}
-
-	if t.PortalConfigProperties != nil {
-		object["portalConfigProperties"], err = json.Marshal(t.PortalConfigProperties)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'portalConfigProperties': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *SettingsResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["anonymousAccessNotice"]; found {
-		err = json.Unmarshal(raw, &t.AnonymousAccessNotice)
-		if err != nil {
-			return fmt.Errorf("error reading 'anonymousAccessNotice': %w", err)
-		}
-	}
-
-	if raw, found := object["authenticatedAccessNotice"]; found {
-		err = json.Unmarshal(raw, &t.AuthenticatedAccessNotice)
-		if err != nil {
-			return fmt.Errorf("error reading 'authenticatedAccessNotice': %w", err)
-		}
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["informationalBanner"]; found {
-		err = json.Unmarshal(raw, &t.InformationalBanner)
-		if err != nil {
-			return fmt.Errorf("error reading 'informationalBanner': %w", err)
-		}
-	}
-
-	if raw, found := object["portalConfigProperties"]; found {
-		err = json.Unmarshal(raw, &t.PortalConfigProperties)
-		if err != nil {
-			return fmt.Errorf("error reading 'portalConfigProperties': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsSuccessResponse0 returns the union data inside the SuccessResponse as a SuccessResponse0
-func (t SuccessResponse) AsSuccessResponse0() (SuccessResponse0, error) {
-	var body SuccessResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromSuccessResponse0 overwrites any union data inside the SuccessResponse as the provided SuccessResponse0
-func (t *SuccessResponse) FromSuccessResponse0(v SuccessResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeSuccessResponse0 performs a merge with any union data inside the SuccessResponse, using the provided SuccessResponse0
-func (t *SuccessResponse) MergeSuccessResponse0(v SuccessResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsSuccessResponse1 returns the union data inside the SuccessResponse as a SuccessResponse1
-func (t SuccessResponse) AsSuccessResponse1() (SuccessResponse1, error) {
-	var body SuccessResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromSuccessResponse1 overwrites any union data inside the SuccessResponse as the provided SuccessResponse1
-func (t *SuccessResponse) FromSuccessResponse1(v SuccessResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeSuccessResponse1 performs a merge with any union data inside the SuccessResponse, using the provided SuccessResponse1
-func (t *SuccessResponse) MergeSuccessResponse1(v SuccessResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t SuccessResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.Success != nil {
-		object["success"], err = json.Marshal(t.Success)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'success': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *SuccessResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["success"]; found {
-		err = json.Unmarshal(raw, &t.Success)
-		if err != nil {
-			return fmt.Errorf("error reading 'success': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsTokenResponse0 returns the union data inside the TokenResponse as a TokenResponse0
-func (t TokenResponse) AsTokenResponse0() (TokenResponse0, error) {
-	var body TokenResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromTokenResponse0 overwrites any union data inside the TokenResponse as the provided TokenResponse0
-func (t *TokenResponse) FromTokenResponse0(v TokenResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeTokenResponse0 performs a merge with any union data inside the TokenResponse, using the provided TokenResponse0
-func (t *TokenResponse) MergeTokenResponse0(v TokenResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsTokenResponse1 returns the union data inside the TokenResponse as a TokenResponse1
-func (t TokenResponse) AsTokenResponse1() (TokenResponse1, error) {
-	var body TokenResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromTokenResponse1 overwrites any union data inside the TokenResponse as the provided TokenResponse1
-func (t *TokenResponse) FromTokenResponse1(v TokenResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeTokenResponse1 performs a merge with any union data inside the TokenResponse, using the provided TokenResponse1
-func (t *TokenResponse) MergeTokenResponse1(v TokenResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t TokenResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.Expires != nil {
-		object["expires"], err = json.Marshal(t.Expires)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'expires': %w", err)
-		}
-	}
-
-	if t.Ssl != nil {
-		object["ssl"], err = json.Marshal(t.Ssl)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'ssl': %w", err)
-		}
-	}
-
-	if t.Token != nil {
-		object["token"], err = json.Marshal(t.Token)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'token': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *TokenResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["expires"]; found {
-		err = json.Unmarshal(raw, &t.Expires)
-		if err != nil {
-			return fmt.Errorf("error reading 'expires': %w", err)
-		}
-	}
-
-	if raw, found := object["ssl"]; found {
-		err = json.Unmarshal(raw, &t.Ssl)
-		if err != nil {
-			return fmt.Errorf("error reading 'ssl': %w", err)
-		}
-	}
-
-	if raw, found := object["token"]; found {
-		err = json.Unmarshal(raw, &t.Token)
-		if err != nil {
-			return fmt.Errorf("error reading 'token': %w", err)
-		}
-	}
-
-	return err
-}
-
-// AsUserContentResponse0 returns the union data inside the UserContentResponse as a UserContentResponse0
-func (t UserContentResponse) AsUserContentResponse0() (UserContentResponse0, error) {
-	var body UserContentResponse0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromUserContentResponse0 overwrites any union data inside the UserContentResponse as the provided UserContentResponse0
-func (t *UserContentResponse) FromUserContentResponse0(v UserContentResponse0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeUserContentResponse0 performs a merge with any union data inside the UserContentResponse, using the provided UserContentResponse0
-func (t *UserContentResponse) MergeUserContentResponse0(v UserContentResponse0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsUserContentResponse1 returns the union data inside the UserContentResponse as a UserContentResponse1
-func (t UserContentResponse) AsUserContentResponse1() (UserContentResponse1, error) {
-	var body UserContentResponse1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromUserContentResponse1 overwrites any union data inside the UserContentResponse as the provided UserContentResponse1
-func (t *UserContentResponse) FromUserContentResponse1(v UserContentResponse1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeUserContentResponse1 performs a merge with any union data inside the UserContentResponse, using the provided UserContentResponse1
-func (t *UserContentResponse) MergeUserContentResponse1(v UserContentResponse1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t UserContentResponse) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	object := make(map[string]json.RawMessage)
-	if t.union != nil {
-		err = json.Unmarshal(b, &object)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	if t.CurrentFolder != nil {
-		object["currentFolder"], err = json.Marshal(t.CurrentFolder)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'currentFolder': %w", err)
-		}
-	}
-
-	if t.Error != nil {
-		object["error"], err = json.Marshal(t.Error)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'error': %w", err)
-		}
-	}
-
-	if t.Folders != nil {
-		object["folders"], err = json.Marshal(t.Folders)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'folders': %w", err)
-		}
-	}
-
-	if t.Items != nil {
-		object["items"], err = json.Marshal(t.Items)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'items': %w", err)
-		}
-	}
-
-	if t.NextStart != nil {
-		object["nextStart"], err = json.Marshal(t.NextStart)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'nextStart': %w", err)
-		}
-	}
-
-	if t.Num != nil {
-		object["num"], err = json.Marshal(t.Num)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'num': %w", err)
-		}
-	}
-
-	if t.Start != nil {
-		object["start"], err = json.Marshal(t.Start)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'start': %w", err)
-		}
-	}
-
-	if t.Total != nil {
-		object["total"], err = json.Marshal(t.Total)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'total': %w", err)
-		}
-	}
-
-	if t.Username != nil {
-		object["username"], err = json.Marshal(t.Username)
-		if err != nil {
-			return nil, fmt.Errorf("error marshaling 'username': %w", err)
-		}
-	}
-	b, err = json.Marshal(object)
-	return b, err
-}
-
-func (t *UserContentResponse) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	if err != nil {
-		return err
-	}
-	object := make(map[string]json.RawMessage)
-	err = json.Unmarshal(b, &object)
-	if err != nil {
-		return err
-	}
-
-	if raw, found := object["currentFolder"]; found {
-		err = json.Unmarshal(raw, &t.CurrentFolder)
-		if err != nil {
-			return fmt.Errorf("error reading 'currentFolder': %w", err)
-		}
-	}
-
-	if raw, found := object["error"]; found {
-		err = json.Unmarshal(raw, &t.Error)
-		if err != nil {
-			return fmt.Errorf("error reading 'error': %w", err)
-		}
-	}
-
-	if raw, found := object["folders"]; found {
-		err = json.Unmarshal(raw, &t.Folders)
-		if err != nil {
-			return fmt.Errorf("error reading 'folders': %w", err)
-		}
-	}
-
-	if raw, found := object["items"]; found {
-		err = json.Unmarshal(raw, &t.Items)
-		if err != nil {
-			return fmt.Errorf("error reading 'items': %w", err)
-		}
-	}
-
-	if raw, found := object["nextStart"]; found {
-		err = json.Unmarshal(raw, &t.NextStart)
-		if err != nil {
-			return fmt.Errorf("error reading 'nextStart': %w", err)
-		}
-	}
-
-	if raw, found := object["num"]; found {
-		err = json.Unmarshal(raw, &t.Num)
-		if err != nil {
-			return fmt.Errorf("error reading 'num': %w", err)
-		}
-	}
-
-	if raw, found := object["start"]; found {
-		err = json.Unmarshal(raw, &t.Start)
-		if err != nil {
-			return fmt.Errorf("error reading 'start': %w", err)
-		}
-	}
-
-	if raw, found := object["total"]; found {
-		err = json.Unmarshal(raw, &t.Total)
-		if err != nil {
-			return fmt.Errorf("error reading 'total': %w", err)
-		}
-	}
-
-	if raw, found := object["username"]; found {
-		err = json.Unmarshal(raw, &t.Username)
-		if err != nil {
-			return fmt.Errorf("error reading 'username': %w", err)
-		}
-	}
-
 	return err
 }

@@ -83,7 +83,8 @@ type settingsAnswer struct {
 // exact is the answer of the operations whose generated response types
 // cannot say it: the settings read (unnamed configuration properties) and
 // the answers holding a null that the contract requires (currentFolder,
-// ownerFolder, folder), which the generated union-aware marshallers drop.
+// ownerFolder, folder), which the generated marshallers drop, and the member
+// category schema read, whose schema is a union the generated type cannot fill.
 // It also answers {"success":true}, which the generated union types
 // marshal through a map and a second JSON pass, on the hottest path.
 type exact struct{ v any }
@@ -113,6 +114,9 @@ func (a exact) VisitAssignMemberCategorySchemaResponse(w http.ResponseWriter) er
 func (a exact) VisitDeleteMemberCategorySchemaResponse(w http.ResponseWriter) error {
 	return a.visit(w)
 }
+func (a exact) VisitGetMemberCategorySchemaResponse(w http.ResponseWriter) error {
+	return a.visit(w)
+}
 
 func (h *handlers) AssignMemberCategorySchema(ctx context.Context, r gen.AssignMemberCategorySchemaRequestObject) (gen.AssignMemberCategorySchemaResponseObject, error) {
 	var doc struct {
@@ -139,7 +143,7 @@ func (h *handlers) GetMemberCategorySchema(ctx context.Context, r gen.GetMemberC
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetMemberCategorySchema200JSONResponse{MemberCategorySchema: ptr(toGenNodes(nodes))}, nil
+	return exact{gen.MemberCategorySchema{MemberCategorySchema: toGenNodes(nodes)}}, nil
 }
 
 func toGenNodes(nodes []server.CategoryNode) []gen.CategoryNode {

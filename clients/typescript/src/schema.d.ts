@@ -464,12 +464,18 @@ export interface components {
          *     installed flags of the topographic production and of the data pipelines web apps (boolean, 11.5).
          */
         PortalConfigProperties: {
-            /** @description Service that updates or sets the extent of a web map item. A tiled map service in WGS84 (WKID 4326). */
-            extentService?: (string & components["schemas"]["HTTPURL"]) | null;
+            /**
+             * Format: uri
+             * @description Service that updates or sets the extent of a web map item. A tiled map service in WGS84 (WKID 4326).
+             */
+            extentService?: string | null;
             /** @description Links shown in every page footer (terms of use, privacy, contact, report abuse). Default empty. */
             footerLinks?: components["schemas"]["FooterLink"][] | null;
-            /** @description Basemap for OGC WMS services that do not support Web Mercator. */
-            gcsBasemapService?: (string & components["schemas"]["HTTPURL"]) | null;
+            /**
+             * Format: uri
+             * @description Basemap for OGC WMS services that do not support Web Mercator.
+             */
+            gcsBasemapService?: string | null;
             /** @description Federated server domains that the classic map viewer may switch from HTTP to HTTPS. */
             httpsDomains?: string[] | null;
             /**
@@ -487,16 +493,22 @@ export interface components {
              *     viewer too. When false the option is disabled.
              */
             searchHostedEnabled?: boolean | null;
-            /** @description URL of the survey website; may point to an installed site, with ports or reverse-proxy entry points. */
-            surveyUrl?: (string & components["schemas"]["HTTPURL"]) | null;
+            /**
+             * Format: uri
+             * @description URL of the survey website; may point to an installed site, with ports or reverse-proxy entry points.
+             */
+            surveyUrl?: string | null;
             /** @description Host name of the hosted environment used by the portal configuration. */
             configurePortalHostedEnv?: string | null;
             /** @description Whether the hosted-environment tab shows on the Organization Settings page. False for a disconnected environment. */
             portalHostedConfigEnabled?: boolean | null;
             /** @description Whether the Configure Living Atlas Content section shows on that tab. False for a disconnected environment. */
             portalLivingAtlasConfigEnabled?: boolean | null;
-            /** @description URL of the streaming-analytics (Velocity) application; may point to an installed deployment. */
-            iotViewerUrl?: (string & components["schemas"]["HTTPURL"]) | null;
+            /**
+             * Format: uri
+             * @description URL of the streaming-analytics (Velocity) application; may point to an installed deployment.
+             */
+            iotViewerUrl?: string | null;
             /** @description When true, only administrators see the Organization page. */
             restrictOrganizationPageToAdmin?: boolean | null;
             /** @description Titles of the applications shown in the app launcher, comma-separated. */
@@ -505,8 +517,6 @@ export interface components {
             sceneViewerEnabled?: boolean | null;
             /** @description Whether the web app builder is accessible. */
             webAppBuilderEnabled?: boolean | null;
-        } & {
-            [key: string]: unknown;
         };
         /**
          * Format: uri
@@ -514,14 +524,21 @@ export interface components {
          */
         HTTPURL: string;
         /** @description A footer link, either to a page (`url`) or to a mail address for a contact or abuse report (`email` and `type`). */
-        FooterLink: {
-            title: string;
-            url?: components["schemas"]["HTTPURL"];
+        FooterLink: components["schemas"]["FooterPageLink"] | components["schemas"]["FooterMailLink"];
+        /** @description A footer link to a page. */
+        FooterPageLink: {
+            title: components["schemas"]["FooterLinkTitle"];
+            url: components["schemas"]["HTTPURL"];
+        };
+        /** @description A footer link to a mail address, for a contact or an abuse report. */
+        FooterMailLink: {
+            title: components["schemas"]["FooterLinkTitle"];
             /** Format: email */
-            email?: string;
+            email: string;
             /** @enum {string} */
-            type?: "contactUs" | "reportAbuse";
-        } & (unknown | unknown);
+            type: "contactUs" | "reportAbuse";
+        };
+        FooterLinkTitle: string;
         AssignMemberCategorySchemaForm: {
             /** @description The schema, `{"memberCategorySchema":[category...]}`. */
             memberCategorySchema: components["schemas"]["MemberCategorySchema"];
@@ -606,7 +623,7 @@ export interface components {
         SuccessResponse: {
             success?: boolean;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         ItemError: {
             /** Format: int32 */
             code: number;
@@ -622,18 +639,23 @@ export interface components {
         ItemResultsResponse: {
             results?: components["schemas"]["ItemResult"][];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         SettingsResponse: {
-            anonymousAccessNotice?: components["schemas"]["AccessNotice"] | null;
-            authenticatedAccessNotice?: components["schemas"]["AccessNotice"] | null;
-            informationalBanner?: components["schemas"]["InformationalBanner"] | null;
-            portalConfigProperties?: components["schemas"]["PortalConfigProperties"] | null;
+            anonymousAccessNotice?: components["schemas"]["AccessNotice"];
+            authenticatedAccessNotice?: components["schemas"]["AccessNotice"];
+            informationalBanner?: components["schemas"]["InformationalBanner"];
+            portalConfigProperties?: components["schemas"]["PortalConfigProperties"];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
-        MemberCategorySchemaResponse: {
-            memberCategorySchema?: components["schemas"]["CategoryNode"][];
-            error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
+        /**
+         * @description The organization's member category schema (empty when none is assigned), or the error envelope. The
+         *     success branch is the document `assignMemberCategorySchema` takes in its `memberCategorySchema` field.
+         */
+        MemberCategorySchemaResponse: components["schemas"]["MemberCategorySchema"] | components["schemas"]["ErrorResponse"];
+        /** @description The error envelope alone. */
+        ErrorResponse: {
+            error: components["schemas"]["ErrorBody"];
+        };
         Member: {
             username: string;
             fullName?: string;
@@ -649,7 +671,7 @@ export interface components {
             role?: string;
             categories?: string[];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         MemberListResponse: {
             /** Format: int32 */
             total?: number;
@@ -664,12 +686,12 @@ export interface components {
             nextStart?: number;
             users?: components["schemas"]["Member"][];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         MemberUpdateResponse: {
             success?: boolean;
             username?: string;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         Item: {
             id: string;
             owner: string;
@@ -703,7 +725,7 @@ export interface components {
             /** Format: int64 */
             modified?: number;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         Folder: {
             id: string;
             title: string;
@@ -727,25 +749,31 @@ export interface components {
              * @description Start of the next page; -1 on the last page.
              */
             nextStart?: number;
-            /** @description The folder listed; null for the root. */
-            currentFolder?: components["schemas"]["Folder"] | null;
+            /** @description The folder listed (a Folder); null for the root. */
+            currentFolder?: {
+                id: string;
+                title: string;
+                username: string;
+                /** Format: int64 */
+                created?: number;
+            } | null;
             items?: components["schemas"]["Item"][];
             /** @description The user's folders (listed at the root only; empty inside a folder). */
             folders?: components["schemas"]["Folder"][];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         FolderResponse: {
             success?: boolean;
             folder?: components["schemas"]["Folder"];
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         NewItemResponse: {
             success?: boolean;
             id?: string;
             /** @description The folder holding the new item; null at the root. */
             folder?: string | null;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
         TokenResponse: {
             token?: string;
             /**
@@ -756,7 +784,7 @@ export interface components {
             /** @description Whether the token may be used over HTTPS only. */
             ssl?: boolean;
             error?: components["schemas"]["ErrorBody"];
-        } & (unknown | unknown);
+        };
     };
     responses: never;
     parameters: {

@@ -3,7 +3,7 @@
 # portald built from this tree.
 GENERATORS_DIR := tools/generators
 GENERATORS_NPM := hey-api orval openapi-typescript-codegen openapi-fetch
-GENERATORS_GO :=
+GENERATORS_GO := ogen oapi-codegen
 
 .PHONY: test-generators
 

@@ -11,7 +11,12 @@
 // and moveItems:N (batches of N ids), which needs a portald started with the
 // seed written by -write-seed.
 //
-// With -report (what make bench runs), portalload starts the programs
+// With -wrk (what make bench runs first), portalload starts portald with its
+// default flags and the floor server, and compares settings/update on both
+// with wrk: throughput and server CPU per request (from /proc/PID/stat),
+// three rounds taking turns, and whether the targets are met.
+//
+// With -report (what make bench runs next), portalload starts the programs
 // itself: portald on a temporary SQLite file with the bench seed, and the
 // floor server; it measures their throughput side by side, moveItems latency
 // as the batch grows, portald's start-up time to its first answered request
@@ -62,6 +67,9 @@ func realMain(ctx context.Context, args []string, out io.Writer) error {
 		portald   = fs.String("portald", "", "portald `binary` (with -report)")
 		floor     = fs.String("floor", "", "floor server `binary` (with -report)")
 		startups  = fs.Int("startups", 7, "start-up runs whose median is reported (with -report)")
+		wrk       = fs.Bool("wrk", false, "start portald (default flags) and the floor server, compare settings/update on both with wrk, print the report")
+		conns     = fs.Int("connections", 16, "with -wrk: wrk's `connections`")
+		rounds    = fs.Int("rounds", 3, "with -wrk: `rounds` of one run per server")
 	)
 	fs.SetOutput(out)
 	if err := fs.Parse(args); err != nil {
@@ -76,6 +84,14 @@ func realMain(ctx context.Context, args []string, out io.Writer) error {
 	switch {
 	case *seedPath != "":
 		return writeSeed(*seedPath)
+	case *wrk:
+		if *portald == "" || *floor == "" {
+			return errors.New("-wrk needs -portald and -floor")
+		}
+		if *conns < 1 || *rounds < 1 {
+			return errors.New("-connections and -rounds must be positive")
+		}
+		return runWrk(ctx, out, wrkConfig{portald: *portald, floor: *floor, conns: *conns, rounds: *rounds, duration: *duration})
 	case *report:
 		if *portald == "" || *floor == "" {
 			return errors.New("-report needs -portald and -floor")

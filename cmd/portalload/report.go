@@ -223,7 +223,9 @@ func startServer(ctx context.Context, bin string, args ...string) (*proc, error)
 	s := &proc{root: "http://" + addr, stderr: new(strings.Builder), done: make(chan error, 1)}
 	s.cmd = exec.CommandContext(ctx, bin, append([]string{"-addr", addr}, args...)...)
 	s.cmd.Stdout = io.Discard
-	s.cmd.Stderr = lockedWriter{&s.mu, s.stderr}
+	// Kept for error messages, bounded: portald logs each request at its
+	// default level, which a long run would otherwise pile up in memory.
+	s.cmd.Stderr = lockedWriter{&s.mu, &capped{w: s.stderr, left: 64 << 10}}
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -284,6 +286,22 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// capped writes at most left bytes to w and drops the rest.
+type capped struct {
+	w    io.Writer
+	left int
+}
+
+func (c *capped) Write(b []byte) (int, error) {
+	if n := min(len(b), c.left); n > 0 {
+		c.left -= n
+		if _, err := c.w.Write(b[:n]); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
 }
 
 func freePort() (int, error) {

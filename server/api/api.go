@@ -6,13 +6,10 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,9 +17,6 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo/v4"
 
 	portalapi "github.com/orgportal/portal-api"
@@ -47,32 +41,22 @@ type Config struct {
 	Reseed func(ctx context.Context, tx server.Tx) error
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
+	// BodyBytesInFlight bounds the bytes of all request bodies being read or
+	// worked on at once; DefaultBodyBytesInFlight when 0.
+	BodyBytesInFlight int64
 }
 
-// Keys of values kept on the echo context.
-const (
-	ctxOperation = "portal.operation"
-	ctxPretty    = "portal.pretty"
-	ctxParams    = "portal.params"
-	// ctxRoute and ctxPathParams are what the contract's router found, for
-	// the validator: routing once per request, not twice.
-	ctxRoute      = "portal.route"
-	ctxPathParams = "portal.pathParams"
-	// ctxBadRequest holds a body error found before routing.
-	ctxBadRequest = "portal.badRequest"
-)
+// DefaultBodyBytesInFlight is the default bound on the bytes of all bodies
+// in flight: 16 bodies of the largest size, or thousands of ordinary ones.
+const DefaultBodyBytesInFlight = 16 * MaxBodyBytes
 
 type srv struct {
 	cfg    Config
 	svc    *server.Service
 	log    *slog.Logger
 	doc    *openapi3.T
-	router routers.Router
 	base   string
-	// validationRoutes are the router's routes as the validator gets them:
-	// without security requirements, which authenticate has already
-	// checked with the portal's codes.
-	validationRoutes map[*openapi3.Operation]*routers.Route
+	bodies *budget
 }
 
 // New returns the HTTP handler of the API and its side routes (/health,
@@ -96,6 +80,9 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.Context != "" && (!strings.HasPrefix(cfg.Context, "/") || strings.HasSuffix(cfg.Context, "/")) {
 		return nil, fmt.Errorf("api: context %q: want empty or /segment", cfg.Context)
 	}
+	if cfg.BodyBytesInFlight == 0 {
+		cfg.BodyBytesInFlight = DefaultBodyBytesInFlight
+	}
 	version, err := server.ParseVersion(cfg.Version)
 	if err != nil {
 		return nil, fmt.Errorf("api: %w", err)
@@ -105,10 +92,6 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		return nil, fmt.Errorf("api: router: %w", err)
-	}
 	gates, err := gatesFromSpec(doc, version, cfg.Deployment)
 	if err != nil {
 		return nil, err
@@ -117,9 +100,12 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.Now != nil {
 		opts = append(opts, server.WithClock(cfg.Now))
 	}
-	s := &srv{cfg: cfg, svc: server.NewService(cfg.Store, gates, opts...), log: cfg.Logger, doc: doc, router: router, base: base,
-		validationRoutes: validationRoutes(doc)}
-	RegisterFormDecoder()
+	s := &srv{cfg: cfg, svc: server.NewService(cfg.Store, gates, opts...), log: cfg.Logger, doc: doc, base: base,
+		bodies: &budget{limit: cfg.BodyBytesInFlight}}
+	ops, err := operations(doc, version)
+	if err != nil {
+		return nil, err
+	}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -131,29 +117,28 @@ func New(cfg Config) (http.Handler, error) {
 	})
 	e.GET("/docs", func(c echo.Context) error { return c.HTMLBlob(http.StatusOK, docs.ReferenceHTML) })
 	e.POST("/emulator/reset", s.reset)
-	g := e.Group(base, s.readParams, s.route, s.authenticate, s.validate)
-	gen.RegisterHandlersWithBaseURL(groupRouter{g}, gen.NewStrictHandler(&handlers{svc: s.svc}, []gen.StrictMiddlewareFunc{writeResponse}), "")
-	// Unknown paths under the API root go through the group's middlewares,
-	// so they answer the envelope in the format asked for.
-	g.Any("/*", func(echo.Context) error { return errNotFound })
+	// Each operation is routed once, by echo, to its generated handler behind
+	// the one middleware that holds what start-up computed for it.
+	perOp := make(map[string][]echo.MiddlewareFunc, len(ops))
+	for id, o := range ops {
+		perOp[id] = []echo.MiddlewareFunc{s.serve(o)}
+	}
+	g := e.Group(base)
+	gen.RegisterHandlersWithOptions(groupRouter{g}, gen.NewStrictHandler(&handlers{svc: s.svc}, []gen.StrictMiddlewareFunc{writeResponse}),
+		gen.RegisterHandlersOptions{OperationMiddlewares: perOp})
+	// Unknown paths under the API root answer the envelope in the format
+	// asked for.
+	g.Any("/*", func(c echo.Context) error {
+		q, _ := url.ParseQuery(c.Request().URL.RawQuery)
+		c.SetRequest(c.Request().WithContext(&call{Context: c.Request().Context(), pretty: q.Get("f") == "pjson"}))
+		return errNotFound
+	})
 	return e, nil
 }
 
-// validationRoutes returns a route per operation of doc whose operation
-// requires no security, for the validator.
-func validationRoutes(doc *openapi3.T) map[*openapi3.Operation]*routers.Route {
-	out := map[*openapi3.Operation]*routers.Route{}
-	for path, item := range doc.Paths.Map() {
-		for method, op := range item.Operations() {
-			noSecurity := *op
-			noSecurity.Security = &openapi3.SecurityRequirements{}
-			out[op] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &noSecurity}
-		}
-	}
-	return out
-}
-
 // groupRouter lets the generated registration add its routes to a group.
+// Every read answers POST as well as GET: the portal takes a read's
+// parameters from a form body too, and its JavaScript client posts them.
 type groupRouter struct{ g *echo.Group }
 
 func (r groupRouter) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
@@ -163,6 +148,7 @@ func (r groupRouter) DELETE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFu
 	return r.g.DELETE(p, h, m...)
 }
 func (r groupRouter) GET(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.g.POST(p, h, m...)
 	return r.g.GET(p, h, m...)
 }
 func (r groupRouter) HEAD(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
@@ -216,188 +202,6 @@ func (s *srv) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// readParams reads the form once (bounded), merges the query string into it
-// (the body wins, as in the portal), takes the token out, and puts the merged
-// form back as the body, so that the validator and the generated binder see
-// the same parameters.
-func (s *srv) readParams(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		query := req.URL.Query()
-		params := url.Values{}
-		isForm := false
-		if req.Method == http.MethodPost {
-			if req.ContentLength > MaxBodyBytes {
-				return errTooLarge
-			}
-			body, err := io.ReadAll(http.MaxBytesReader(c.Response().Writer, req.Body, MaxBodyBytes))
-			if err != nil {
-				return err
-			}
-			ct := req.Header.Get(echo.HeaderContentType)
-			mt, _, _ := mime.ParseMediaType(ct)
-			switch {
-			case len(body) > 0 && mt != echo.MIMEApplicationForm:
-				// Reported once the route is known, so an unknown path stays a 404.
-				c.Set(ctxBadRequest, server.Invalid(fmt.Sprintf("Content-Type: %q is not accepted; send application/x-www-form-urlencoded", ct)))
-			default:
-				if params, err = url.ParseQuery(string(body)); err != nil {
-					c.Set(ctxBadRequest, server.Invalid("the form body is not URL-encoded: "+err.Error()))
-					params = url.Values{}
-				}
-			}
-			isForm = true
-		}
-		token := first(params.Get("token"), query.Get("token"), bearer(req.Header.Get("X-Esri-Authorization")), bearer(req.Header.Get(echo.HeaderAuthorization)))
-		params.Del("token")
-		query.Del("token")
-		if isForm {
-			for k, vs := range query {
-				if _, inBody := params[k]; !inBody {
-					params[k] = vs
-				}
-			}
-			query = url.Values{}
-			encoded := params.Encode()
-			req.Body = io.NopCloser(strings.NewReader(encoded))
-			req.ContentLength = int64(len(encoded))
-			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
-			// The generated binder reads the form through ParseForm, which
-			// then finds it parsed: the body is left for the validator.
-			req.PostForm, req.Form = params, params
-		} else {
-			params = query
-		}
-		req.URL.RawQuery = query.Encode()
-		c.Set(ctxParams, params)
-		c.Set(ctxPretty, params.Get("f") == "pjson")
-		c.Set("portal.token", token)
-		return next(c)
-	}
-}
-
-func first(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func bearer(h string) string {
-	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
-	}
-	return ""
-}
-
-// route finds the operation in the contract; unknown paths and methods, and
-// operations newer than the emulated version, are 404s.
-func (s *srv) route(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		rt, pathParams, err := s.router.FindRoute(c.Request())
-		if err != nil {
-			return errNotFound
-		}
-		c.Set(ctxOperation, rt.Operation)
-		c.Set(ctxRoute, s.validationRoutes[rt.Operation])
-		c.Set(ctxPathParams, pathParams)
-		if v, ok := rt.Operation.Extensions["x-introduced-in"].(string); ok {
-			if need, err := server.ParseVersion(v); err == nil && s.svc.Gates().Version.Less(need) {
-				return errNotFound
-			}
-		}
-		return next(c)
-	}
-}
-
-type principalKey struct{}
-
-// authenticate resolves the token: an invalid one is 498 whatever the
-// operation; none is 499 unless the operation's security allows anonymous
-// callers (an empty requirement in openapi.yaml).
-func (s *srv) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		token, _ := c.Get("portal.token").(string)
-		op := c.Get(ctxOperation).(*openapi3.Operation)
-		p, err := s.svc.Authenticate(c.Request().Context(), token)
-		if err != nil {
-			return err
-		}
-		if token == "" && !allowsAnonymous(s.doc, op) {
-			return server.ErrTokenRequired
-		}
-		c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), principalKey{}, p)))
-		return next(c)
-	}
-}
-
-func allowsAnonymous(doc *openapi3.T, op *openapi3.Operation) bool {
-	reqs := doc.Security
-	if op.Security != nil {
-		reqs = *op.Security
-	}
-	if len(reqs) == 0 {
-		return true
-	}
-	for _, r := range reqs {
-		if len(r) == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func principal(ctx context.Context) server.Principal {
-	p, _ := ctx.Value(principalKey{}).(server.Principal)
-	return p
-}
-
-// validate checks the request against the contract. Security is checked by
-// authenticate, which knows the portal's codes.
-func (s *srv) validate(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if err, bad := c.Get(ctxBadRequest).(error); bad {
-			return err
-		}
-		rt := c.Get(ctxRoute).(*routers.Route)
-		pathParams := c.Get(ctxPathParams).(map[string]string)
-		req := c.Request()
-		var body []byte
-		if req.Body != nil {
-			body, _ = io.ReadAll(req.Body)
-			req.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		// The router gives path values as sent, still escaped; the contract's
-		// limits (maxLength) are on the values themselves.
-		for name, v := range pathParams {
-			if u, err := url.PathUnescape(v); err == nil {
-				pathParams[name] = u
-			}
-		}
-		params, _ := c.Get(ctxParams).(url.Values)
-		if err := checkText(pathParams, params); err != nil {
-			return err
-		}
-		in := &openapi3filter.RequestValidationInput{
-			Request: req, PathParams: pathParams, Route: rt,
-			Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
-				// The details dump the value indented: quadratic in its depth,
-				// seconds for a deeply nested document, and never shown.
-				SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()}},
-		}
-		if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
-			if de, isDomain := server.AsError(err); isDomain {
-				return de // a rule the decoder had to apply itself (decode.go, maxDepth)
-			}
-			return validationError(err)
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		return next(c)
-	}
-}
-
 // writeResponse writes every success answer itself, so that f=pjson and the
 // content type apply to them as to errors.
 func writeResponse(f gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
@@ -406,9 +210,17 @@ func writeResponse(f gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 		if err != nil || resp == nil {
 			return nil, err
 		}
+		if resp == succeeded {
+			if cl := callOf(c.Request().Context()); cl == nil || !cl.pretty {
+				// The answer of most writes, written as encoded once.
+				return nil, writeRaw(c, http.StatusOK, successJSON)
+			}
+		}
 		return nil, writeJSON(c, http.StatusOK, resp)
 	}
 }
+
+var successJSON = []byte("{\"success\":true}\n")
 
 func (s *srv) health(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)

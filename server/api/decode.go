@@ -2,72 +2,67 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"maps"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"github.com/orgportal/portal-api/server"
 )
 
-var registerOnce sync.Once
-
-// RegisterFormDecoder installs, once per process, the request body decoder
-// that lets kin-openapi validate the portal's forms: fields whose encoding is
-// application/json are parsed as JSON, array fields as comma-separated lists
-// (or JSON arrays), booleans and numbers from their text. kin-openapi's own
-// decoder rejects every form holding a JSON-encoded object field. The
-// registry is process-wide, hence the once.
-func RegisterFormDecoder() {
-	registerOnce.Do(func() {
-		openapi3filter.RegisterBodyDecoder("application/x-www-form-urlencoded", decodeForm)
-	})
-}
-
-func decodeForm(body io.Reader, _ http.Header, schema *openapi3.SchemaRef, encFn openapi3filter.EncodingFn) (any, error) {
-	raw, err := io.ReadAll(body)
-	if err != nil {
-		return nil, err
-	}
-	values, err := url.ParseQuery(string(raw))
-	if err != nil {
-		return nil, fmt.Errorf("the form body is not URL-encoded: %w", err)
-	}
+// decodeForm turns the form's fields into the JSON value the body's schema
+// describes, for the validator and then the handler: fields whose encoding is
+// application/json are parsed as JSON (once), array fields as
+// comma-separated lists (or JSON arrays), booleans and numbers from their
+// text. A field given more than once is refused: the portal would silently
+// take the first.
+func (o *operation) decodeForm(values url.Values) (map[string]any, error) {
 	out := make(map[string]any, len(values))
+	var details []string
 	for name, vs := range values {
 		if len(vs) > 1 {
-			return nil, fmt.Errorf("%s: given %d times; give a parameter once", name, len(vs))
+			details = append(details, fmt.Sprintf("%s: given %d times; give a parameter once", name, len(vs)))
+			continue
 		}
-		if err := exploded(name, schema); err != nil {
-			return nil, err
+		if err := exploded(name, o.body); err != nil {
+			details = append(details, err.Error())
+			continue
 		}
 		var prop *openapi3.Schema
-		if schema != nil && schema.Value != nil {
-			if p := schema.Value.Properties[name]; p != nil {
-				prop = p.Value
-			}
+		if p := o.body.Properties[name]; p != nil {
+			prop = p.Value
 		}
-		var enc *openapi3.Encoding
-		if encFn != nil {
-			enc = encFn(name)
-		}
-		v, err := decodeField(vs[0], prop, enc)
+		v, err := decodeField(vs[0], prop, o.encoding[name])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			if _, isDomain := server.AsError(err); isDomain {
+				return nil, err // a rule the decoder applies itself (maxDepth)
+			}
+			var fe *fieldError
+			if errors.As(err, &fe) && fe.path != "" {
+				details = append(details, name+"."+fe.path+": "+fe.reason)
+			} else {
+				details = append(details, name+": "+err.Error())
+			}
+			continue
 		}
 		out[name] = v
 	}
+	if len(details) > 0 {
+		slices.Sort(details)
+		return nil, server.Invalid(details...)
+	}
 	return out, nil
 }
+
+// fieldError is a problem at a path inside a field's JSON document.
+type fieldError struct{ path, reason string }
+
+func (e *fieldError) Error() string { return join(e.path, e.reason) }
 
 // decodeField turns one form value into the JSON value its schema describes.
 // A value that does not parse as the declared scalar type is kept as a
@@ -76,6 +71,11 @@ func decodeField(s string, prop *openapi3.Schema, enc *openapi3.Encoding) (any, 
 	if enc != nil && strings.HasPrefix(enc.ContentType, "application/json") {
 		var v any
 		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			var ute *json.UnmarshalTypeError
+			if errors.As(err, &ute) && strings.HasPrefix(ute.Value, "number") {
+				// JSON, but a number no float64 holds, such as 1e400.
+				return nil, &fieldError{path: ute.Field, reason: ute.Value + " is out of range"}
+			}
 			if strings.Contains(err.Error(), "exceeded max depth") && maxDepth(prop) > 0 {
 				// Too deep for the JSON parser (10,000 levels), so far too deep
 				// for a tree whose depth the contract limits: the limit's own error.
@@ -106,10 +106,20 @@ func decodeField(s string, prop *openapi3.Schema, enc *openapi3.Encoding) (any, 
 		}
 		return arr, nil
 	case prop.Type.Is("boolean"):
-		if b, err := strconv.ParseBool(s); err == nil && (s == "true" || s == "false") {
-			return b, nil
+		if s == "true" || s == "false" {
+			return s == "true", nil
 		}
-	case prop.Type.Is("integer"), prop.Type.Is("number"):
+	case prop.Type.Is("integer"):
+		// Only the decimal form the generated binder reads: "60 ", "1e3" or
+		// "20160.0" stay text, and the validator refuses them by name.
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err == nil {
+			return float64(i), nil
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, errors.New("number out of range")
+		}
+	case prop.Type.Is("number"):
 		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
 			return f, nil
 		}
@@ -122,17 +132,18 @@ func decodeField(s string, prop *openapi3.Schema, enc *openapi3.Encoding) (any, 
 // both, so letting them through turns a bad request into a store failure.
 func checkText(path map[string]string, params url.Values) error {
 	var details []string
-	for _, name := range slices.Sorted(maps.Keys(path)) {
-		if !isText(path[name]) {
+	for name, v := range path {
+		if !isText(v) {
 			details = append(details, name+": "+notText)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(params)) {
-		if slices.ContainsFunc(params[name], notTextValue) {
+	for name, vs := range params {
+		if slices.ContainsFunc(vs, notTextValue) {
 			details = append(details, name+": "+notText)
 		}
 	}
 	if len(details) > 0 {
+		slices.Sort(details)
 		return server.Invalid(details...)
 	}
 	return nil
@@ -148,9 +159,9 @@ func notTextValue(s string) bool { return !isText(s) }
 // generators that ignore the contract's encoding send for an object or a
 // list. Unknown parameters are otherwise ignored, as by the portal, so these
 // would be silently dropped and the request would succeed doing nothing.
-func exploded(name string, schema *openapi3.SchemaRef) error {
+func exploded(name string, schema *openapi3.Schema) error {
 	base, _, found := strings.Cut(name, "[")
-	if !found || schema == nil || schema.Value == nil || schema.Value.Properties[base] == nil {
+	if !found || schema == nil || schema.Properties[base] == nil {
 		return nil
 	}
 	return fmt.Errorf("%s: send %s as one form field (a JSON document, or ids separated by commas), not as %s", name, base, name)

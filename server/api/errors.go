@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"regexp"
 	"strings"
@@ -41,7 +42,15 @@ func (e *transportError) Error() string { return e.body.Message }
 var (
 	errNotFound = &transportError{http.StatusNotFound, envelopeBody{Code: 404, Message: "Not found: no such operation.", Details: []string{}}}
 	errTooLarge = &transportError{http.StatusRequestEntityTooLarge, envelopeBody{Code: 413, Message: "Request body too large.", Details: []string{fmt.Sprintf("the limit is %d bytes", MaxBodyBytes)}}}
+	// errBusy answers a body beyond the bytes in flight; Retry-After goes with it.
+	errBusy = &transportError{http.StatusServiceUnavailable, envelopeBody{Code: 503, Message: "Too many request bodies in flight; retry later.", Details: []string{}}}
 )
+
+// badBody is a body that could not be read: broken chunked framing, or a
+// client that hung up before sending it all.
+func badBody(err error) *transportError {
+	return &transportError{http.StatusBadRequest, envelopeBody{Code: 400, Message: "The request body could not be read.", Details: []string{"body: " + err.Error()}}}
+}
 
 // errorHandler is echo's one error handler: every failure of every route,
 // the unknown ones included, leaves as the error envelope.
@@ -51,7 +60,8 @@ func (s *srv) errorHandler(err error, c echo.Context) {
 	}
 	status, body := s.toEnvelope(err, c)
 	if werr := writeJSON(c, status, envelope{Error: body}); werr != nil {
-		s.log.Warn("writing an error answer", "err", werr)
+		// The client is gone: nothing to do about it.
+		s.log.Debug("writing an error answer", "err", werr)
 	}
 }
 
@@ -93,8 +103,8 @@ func (s *srv) toEnvelope(err error, c echo.Context) (int, envelopeBody) {
 
 // opMessage is the operation's x-error-message, the message of its 400s.
 func (s *srv) opMessage(c echo.Context) string {
-	if op, ok := c.Get(ctxOperation).(*openapi3.Operation); ok {
-		if m, ok := op.Extensions["x-error-message"].(string); ok {
+	if cl := callOf(c.Request().Context()); cl != nil && cl.op != nil {
+		if m, ok := cl.op.spec.Extensions["x-error-message"].(string); ok {
 			return m
 		}
 	}
@@ -158,6 +168,18 @@ func schemaDetail(prefix string, se *openapi3.SchemaError) string {
 		}
 	}
 	reason := se.Reason
+	if se.SchemaField == "format" && se.Schema != nil {
+		// kin-openapi words a number beyond int64 with the int64 bounds,
+		// whatever the format: say the format's own range.
+		if f, isNum := se.Value.(float64); isNum && (f >= math.MaxInt64 || f < math.MinInt64) {
+			switch se.Schema.Format {
+			case "int32":
+				reason = fmt.Sprintf("number out of range: an int32, from %d to %d", math.MinInt32, math.MaxInt32)
+			default:
+				reason = fmt.Sprintf("number out of range: an int64, from %d to %d", int64(math.MinInt64), int64(math.MaxInt64))
+			}
+		}
+	}
 	if m := missingProp.FindStringSubmatch(reason); m != nil {
 		if !strings.HasSuffix(path, m[1]) {
 			path = join2(path, m[1])
@@ -199,16 +221,22 @@ func writeJSON(c echo.Context, status int, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if pretty, _ := c.Get(ctxPretty).(bool); pretty {
+	if cl := callOf(c.Request().Context()); cl != nil && cl.pretty {
 		enc.SetIndent("", "  ")
 	}
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderContentType, "application/json; charset=utf-8")
+	return writeRaw(c, status, buf.Bytes())
+}
+
+func writeRaw(c echo.Context, status int, body []byte) error {
+	c.Response().Header()["Content-Type"] = jsonContentType
 	c.Response().WriteHeader(status)
-	_, err := c.Response().Write(buf.Bytes())
+	_, err := c.Response().Write(body)
 	return err
 }
+
+var jsonContentType = []string{"application/json; charset=utf-8"}
 
 var _ = slog.Default

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -119,16 +120,53 @@ func (a exact) VisitGetMemberCategorySchemaResponse(w http.ResponseWriter) error
 }
 
 func (h *handlers) AssignMemberCategorySchema(ctx context.Context, r gen.AssignMemberCategorySchemaRequestObject) (gen.AssignMemberCategorySchemaResponseObject, error) {
-	var doc struct {
-		MemberCategorySchema []server.CategoryNode `json:"memberCategorySchema"`
+	// The document as the validator decoded it, not parsed a second time.
+	var doc any
+	if cl := callOf(ctx); cl != nil {
+		doc = cl.fields["memberCategorySchema"]
 	}
-	if err := json.Unmarshal([]byte(r.Body.MemberCategorySchema), &doc); err != nil {
-		return nil, server.Invalid("memberCategorySchema: " + err.Error())
+	obj, _ := doc.(map[string]any)
+	nodes, err := categoryNodes(obj["memberCategorySchema"], "memberCategorySchema.memberCategorySchema")
+	if err != nil {
+		return nil, err
 	}
-	if err := h.svc.AssignMemberCategorySchema(ctx, principal(ctx), r.PortalId, doc.MemberCategorySchema); err != nil {
+	if err := h.svc.AssignMemberCategorySchema(ctx, principal(ctx), r.PortalId, nodes); err != nil {
 		return nil, err
 	}
 	return succeeded, nil
+}
+
+// categoryNodes reads a category tree from its decoded JSON value, which the
+// contract's schema has already checked.
+func categoryNodes(v any, path string) ([]server.CategoryNode, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, server.Invalid(path + ": must be an array")
+	}
+	out := make([]server.CategoryNode, len(list))
+	for i, item := range list {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		node, ok := item.(map[string]any)
+		if !ok {
+			return nil, server.Invalid(at + ": must be an object")
+		}
+		if t, present := node["title"]; present && t != nil {
+			title, ok := t.(string)
+			if !ok {
+				return nil, server.Invalid(at + ".title: must be a string")
+			}
+			out[i].Title = title
+		}
+		kids, err := categoryNodes(node["categories"], at+".categories")
+		if err != nil {
+			return nil, err
+		}
+		out[i].Categories = kids
+	}
+	return out, nil
 }
 
 func (h *handlers) DeleteMemberCategorySchema(ctx context.Context, r gen.DeleteMemberCategorySchemaRequestObject) (gen.DeleteMemberCategorySchemaResponseObject, error) {

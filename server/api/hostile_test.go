@@ -95,7 +95,7 @@ func hostileCatalog() []hostileCase {
 		hostileCase{op: "updateSettings", name: "SQL DROP in portal id", path: "/portals/" + pe(sqlDrop) + "/settings/update", body: enc("informationalBanner", okBanner), code: 400, detail: "Portal does not exist"},
 		hostileCase{op: "updateSettings", name: "portal id of 65 characters", path: "/portals/" + strings.Repeat("A", 65) + "/settings/update", body: enc("informationalBanner", okBanner), code: 400, detail: "portalId: maximum string length is 64"},
 		hostileCase{op: "updateSettings", name: "JSON body", path: hUpdate, body: `{"informationalBanner":{"enabled":false}}`, ctype: "application/json", code: 400, detail: "Content-Type"},
-		hostileCase{op: "updateSettings", name: "multipart body", path: hUpdate, body: "--b\r\nContent-Disposition: form-data; name=\"informationalBanner\"\r\n\r\n{}\r\n--b--\r\n", ctype: "multipart/form-data; boundary=b", code: 400, detail: "Content-Type"},
+		hostileCase{op: "updateSettings", name: "multipart body, banner broken", path: hUpdate, body: "--b\r\nContent-Disposition: form-data; name=\"informationalBanner\"\r\n\r\n{\"text\":\r\n--b--\r\n", ctype: "multipart/form-data; boundary=b", code: 400, detail: "informationalBanner: not a JSON document"},
 		hostileCase{op: "updateSettings", name: "semicolon separators", path: hUpdate, body: "informationalBanner=%7B%7D;f=json", code: 400, detail: "not URL-encoded"},
 		hostileCase{op: "updateSettings", name: "broken percent escape", path: hUpdate, body: "informationalBanner=%7B%7", code: 400, detail: "not URL-encoded"},
 		hostileCase{op: "updateSettings", name: "publisher with a valid update", path: hUpdate, auth: pt.PublisherToken, body: enc("informationalBanner", okBanner), code: 403, detail: "GWM_0003"},
@@ -138,7 +138,7 @@ func hostileCatalog() []hostileCase {
 		hostileCase{op: "getSettings", name: "f=html", method: "GET", path: settingsPath, query: "f=html", auth: "none", code: 400, detail: "f: value is not one of the allowed values"},
 		hostileCase{op: "getSettings", name: "f given twice", method: "GET", path: settingsPath, query: "f=json&f=pjson", auth: "none", code: 400, detail: "multiple values"},
 		hostileCase{op: "getSettings", name: "bad token in the query", method: "GET", path: settingsPath, query: "token=bogus", auth: "none", code: 498, detail: "Invalid token."},
-		hostileCase{op: "getSettings", name: "POST is not allowed", path: settingsPath, body: enc("f", "json"), status: 404, code: 404, detail: "Not found"},
+		hostileCase{op: "getSettings", name: "PUT is not allowed", method: "PUT", path: settingsPath, body: enc("f", "json"), status: 404, code: 404, detail: "Not found"},
 		hostileCase{op: "getSettings", name: "DELETE is not allowed", method: "DELETE", path: settingsPath, status: 404, code: 404, detail: "Not found"},
 	)
 
@@ -230,7 +230,7 @@ func hostileCatalog() []hostileCase {
 		hostileCase{op: "listMembers", name: "SQL in categories, num mistyped", method: "GET", path: hUsers, query: enc("categories", sqlOr, "num", "ten"), code: 400, detail: "num"},
 		hostileCase{op: "listMembers", name: "SQL DROP in portal id", method: "GET", path: "/portals/" + pe(sqlDrop) + "/users", code: 400, detail: "Portal does not exist"},
 		hostileCase{op: "listMembers", name: "other organization's members", method: "GET", path: "/portals/" + pt.OtherOrgID + "/users", code: 403, detail: "GWM_0003"},
-		hostileCase{op: "listMembers", name: "POST is not allowed", path: hUsers, body: enc("num", "1"), status: 404, code: 404, detail: "Not found"},
+		hostileCase{op: "listMembers", name: "PUT is not allowed", method: "PUT", path: hUsers, body: enc("num", "1"), status: 404, code: 404, detail: "Not found"},
 	)
 
 	// getMember.
@@ -303,7 +303,7 @@ func hostileCatalog() []hostileCase {
 		hostileCase{op: "moveItems", name: "split: items in the query, unknown folder in the body", path: movePath, query: "items=" + pt.RoadsItem, body: enc("folder", "ffffffffffffffffffffffffffffffff"), code: 400, detail: "is not a folder of jsmith"},
 		hostileCase{op: "moveItems", name: "split: the body's unknown folder beats the query's root", path: movePath, query: "folder=%2F", body: move(pt.RoadsItem, "ffffffffffffffffffffffffffffffff"), code: 400, detail: "is not a folder of jsmith"},
 		hostileCase{op: "moveItems", name: "text/plain body", path: movePath, ctype: "text/plain", body: move(pt.RoadsItem, "/"), code: 400, detail: "Content-Type"},
-		hostileCase{op: "moveItems", name: "multipart body", path: movePath, ctype: "multipart/form-data; boundary=b", body: "--b\r\nContent-Disposition: form-data; name=\"items\"\r\n\r\n" + pt.RoadsItem + "\r\n--b--\r\n", code: 400, detail: "Content-Type"},
+		hostileCase{op: "moveItems", name: "multipart body with a file part", path: movePath, ctype: "multipart/form-data; boundary=b", body: "--b\r\nContent-Disposition: form-data; name=\"items\"; filename=\"ids.txt\"\r\n\r\n" + pt.RoadsItem + "\r\n--b--\r\n", code: 400, detail: "items: a file part"},
 		hostileCase{op: "moveItems", name: "JSON body", path: movePath, ctype: "application/json", body: `{"items":["` + pt.RoadsItem + `"],"folder":"/"}`, code: 400, detail: "Content-Type"},
 		hostileCase{op: "moveItems", name: "GET is not allowed", method: "GET", path: movePath, query: move(pt.RoadsItem, "/"), status: 404, code: 404, detail: "Not found"},
 		hostileCase{op: "moveItems", name: "PATCH is not allowed", method: "PATCH", path: movePath, body: move(pt.RoadsItem, "/"), status: 404, code: 404, detail: "Not found"},
@@ -355,7 +355,7 @@ func hostileCatalog() []hostileCase {
 		hostileCase{op: "getItem", name: "another organization's item", method: "GET", path: "/content/items/" + otherItem, code: 400, detail: "CONT_0001"},
 		hostileCase{op: "getItem", name: "no token", method: "GET", path: "/content/items/" + pt.RoadsItem, auth: "none", code: 499, detail: "Token Required."},
 		hostileCase{op: "getItem", name: "f=html", method: "GET", path: "/content/items/" + pt.RoadsItem, query: "f=html", code: 400, detail: "f: value is not one of the allowed values"},
-		hostileCase{op: "getItem", name: "POST is not allowed", path: "/content/items/" + pt.RoadsItem, body: enc("f", "json"), status: 404, code: 404, detail: "Not found"},
+		hostileCase{op: "getItem", name: "PUT is not allowed", method: "PUT", path: "/content/items/" + pt.RoadsItem, body: enc("f", "json"), status: 404, code: 404, detail: "Not found"},
 	)
 
 	// createFolder: huge bodies and titles.
@@ -445,7 +445,7 @@ func hostileCatalog() []hostileCase {
 		hostileCase{op: "deleteItems", name: "SQL OR as user name", path: "/content/users/" + pe(sqlOr) + "/deleteItems", body: enc("items", pt.RoadsItem), code: 400, detail: "User does not exist"},
 		hostileCase{op: "deleteItems", name: "no token", path: di, auth: "none", body: enc("items", pt.RoadsItem), code: 499, detail: "Token Required."},
 		hostileCase{op: "deleteItems", name: "viewer", path: di, auth: pt.ViewerToken, body: enc("items", pt.RoadsItem), code: 403, detail: "GWM_0003"},
-		hostileCase{op: "deleteItems", name: "multipart body", path: di, ctype: "multipart/form-data; boundary=b", body: "--b\r\nContent-Disposition: form-data; name=\"items\"\r\n\r\nx\r\n--b--\r\n", code: 400, detail: "Content-Type"},
+		hostileCase{op: "deleteItems", name: "multipart body, unknown id", path: di, ctype: "multipart/form-data; boundary=b", body: "--b\r\nContent-Disposition: form-data; name=\"items\"\r\n\r\nx\r\n--b--\r\n", items: 1},
 		hostileCase{op: "deleteItems", name: "SQL ids are unknown items", path: di, body: enc("items", js([]string{sqlOr, sqlDrop, "1; DELETE FROM items"})), code: 0, items: 3},
 		hostileCase{op: "deleteItems", name: "odd Unicode ids are unknown items", path: di, body: enc("items", rtl+","+emoji+","+combining), code: 0, items: 3},
 		hostileCase{op: "deleteItems", name: "another organization's item", path: di, body: enc("items", otherItem), code: 0, items: 1},

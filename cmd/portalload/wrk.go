@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orgportal/portal-api/internal/bench"
+)
+
+// Targets of the wrk comparison (settings/update against the floor), which
+// the report states whether it meets; they are not asserted anywhere.
+const (
+	targetCPURatio        = 2.5 // server CPU per request, at most this many times the floor's
+	targetThroughputRatio = 0.5 // requests per second, at least this share of the floor's
+)
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat: 100
+// on every Linux architecture Go supports.
+const clockTicks = 100
+
+type wrkConfig struct {
+	portald, floor string
+	conns, rounds  int
+	duration       time.Duration
+}
+
+// wrkRun is one wrk run against one server.
+type wrkRun struct {
+	requests int64
+	rate     float64       // requests per second, as wrk reports it
+	cpu      time.Duration // the server's CPU time (user+system) over the run
+}
+
+func (r wrkRun) cpuPerRequest() time.Duration {
+	if r.requests == 0 {
+		return 0
+	}
+	return r.cpu / time.Duration(r.requests)
+}
+
+// runWrk measures settings/update on portald (its default flags, on a
+// temporary SQLite file) against the floor server with wrk, which leaves the
+// CPU to the servers: cfg.rounds rounds, the two servers taking turns, each
+// run cfg.conns connections for cfg.duration. It reports each server's
+// throughput and CPU per request, their ratios (the median round of each)
+// and whether the targets are met.
+func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		return errors.New("wrk is not installed (Debian package wrk)")
+	}
+	dir, err := os.MkdirTemp("", "portalload-wrk-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	p, err := startServer(ctx, cfg.portald, "-db", filepath.Join(dir, "portal.db"))
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	f, err := startServer(ctx, cfg.floor)
+	if err != nil {
+		return err
+	}
+	defer f.stop()
+	for _, s := range []*proc{p, f} {
+		if _, err := s.waitHealthy(ctx, time.Now()); err != nil {
+			return err
+		}
+	}
+	// One form for both, as the Go benchmarks send: the same banner each
+	// time, so that wrk sends a fixed request and spends no CPU on it.
+	form := bench.SettingsForm(seedDemoAdminToken, 1).Encode()
+	target := "/sharing/rest/portals/self/settings/update"
+	for _, s := range []*proc{p, f} {
+		if err := checkSuccess(s.root+target, form); err != nil {
+			return err
+		}
+	}
+	script := filepath.Join(dir, "settings-update.lua")
+	lua := fmt.Sprintf("wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/x-www-form-urlencoded\"\nwrk.body = %q\n", form)
+	if err := os.WriteFile(script, []byte(lua), 0o644); err != nil {
+		return err
+	}
+	servers := []struct {
+		name string
+		p    *proc
+		runs []wrkRun
+	}{{name: "portald", p: p}, {name: "floor", p: f}}
+	fmt.Fprintf(out, "wrk: settings/update, %d connections, %s per run, %d rounds, portald and the floor taking turns\n", cfg.conns, cfg.duration, cfg.rounds)
+	fmt.Fprintf(out, "%-8s %5s %9s %9s %14s\n", "server", "round", "requests", "req/s", "CPU/request")
+	for round := range cfg.rounds {
+		for i := range servers {
+			// Alternate which goes first, so that neither always runs on a
+			// machine warmed (or disturbed) by the other.
+			s := &servers[(i+round)%len(servers)]
+			r, err := wrkOnce(ctx, wrk, script, s.p, s.p.root+target, cfg)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			s.runs = append(s.runs, r)
+			fmt.Fprintf(out, "%-8s %5d %9d %9.0f %11.1f µs\n", s.name, round+1, r.requests, r.rate, micros(r.cpuPerRequest()))
+		}
+	}
+	pd, fl := median(servers[0].runs), median(servers[1].runs)
+	cpuRatio := float64(pd.cpuPerRequest()) / float64(fl.cpuPerRequest())
+	rateRatio := pd.rate / fl.rate
+	fmt.Fprintf(out, "median of %d rounds: portald %.0f req/s, %.1f µs CPU/request; floor %.0f req/s, %.1f µs CPU/request\n",
+		cfg.rounds, pd.rate, micros(pd.cpuPerRequest()), fl.rate, micros(fl.cpuPerRequest()))
+	fmt.Fprintf(out, "CPU per request, portald ÷ floor: %.2f×  (target ≤ %.1f×: %s)\n", cpuRatio, targetCPURatio, met(cpuRatio <= targetCPURatio))
+	fmt.Fprintf(out, "throughput, portald ÷ floor: %.2f  (target ≥ %.1f: %s)\n", rateRatio, targetThroughputRatio, met(rateRatio >= targetThroughputRatio))
+	return nil
+}
+
+// seedDemoAdminToken is the demo organization's administrator token, which
+// portald's default seed holds.
+const seedDemoAdminToken = "demo-admin-token"
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// median returns the run of median throughput.
+func median(runs []wrkRun) wrkRun {
+	s := slices.Clone(runs)
+	slices.SortFunc(s, func(a, b wrkRun) int {
+		switch {
+		case a.rate < b.rate:
+			return -1
+		case a.rate > b.rate:
+			return 1
+		}
+		return 0
+	})
+	return s[len(s)/2]
+}
+
+// checkSuccess posts form to target once and fails unless the answer is
+// {"success":true}: wrk itself cannot tell the error envelope (HTTP 200)
+// from a success.
+func checkSuccess(target, form string) error {
+	resp, err := http.Post(target, "application/x-www-form-urlencoded", strings.NewReader(form))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var v struct {
+		Success bool `json:"success"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &v) != nil || !v.Success {
+		return fmt.Errorf("%s: want {\"success\":true}, got %d %s", target, resp.StatusCode, b)
+	}
+	return nil
+}
+
+var (
+	wrkTotal = regexp.MustCompile(`(\d+) requests in`)
+	wrkRate  = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+)
+
+// wrkOnce runs wrk against url and reads the server's CPU time around it.
+func wrkOnce(ctx context.Context, wrk, script string, s *proc, url string, cfg wrkConfig) (wrkRun, error) {
+	before, err := procCPU(s.cmd.Process.Pid)
+	if err != nil {
+		return wrkRun{}, err
+	}
+	cmd := exec.CommandContext(ctx, wrk, "-t", "2", "-c", strconv.Itoa(cfg.conns), "-d", cfg.duration.String(), "-s", script, url)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return wrkRun{}, fmt.Errorf("wrk: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	after, err := procCPU(s.cmd.Process.Pid)
+	if err != nil {
+		return wrkRun{}, err
+	}
+	return parseWrk(stdout.String(), after-before)
+}
+
+// parseWrk reads wrk's summary; errors it reports (sockets, non-2xx) fail
+// the run.
+func parseWrk(text string, cpu time.Duration) (wrkRun, error) {
+	total, rate := wrkTotal.FindStringSubmatch(text), wrkRate.FindStringSubmatch(text)
+	if total == nil || rate == nil {
+		return wrkRun{}, fmt.Errorf("cannot read wrk's output:\n%s", text)
+	}
+	if strings.Contains(text, "Non-2xx") || strings.Contains(text, "Socket errors") {
+		return wrkRun{}, fmt.Errorf("wrk saw errors:\n%s", text)
+	}
+	r := wrkRun{cpu: cpu}
+	r.requests, _ = strconv.ParseInt(total[1], 10, 64)
+	r.rate, _ = strconv.ParseFloat(rate[1], 64)
+	if r.requests == 0 {
+		return r, fmt.Errorf("wrk sent no request:\n%s", text)
+	}
+	return r, nil
+}
+
+// procCPU is the CPU time (user and system) process pid has used, from
+// /proc/PID/stat.
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStat(string(b))
+}
+
+// parseStat reads utime and stime (fields 14 and 15) of a /proc/PID/stat
+// line; the command name, field 2, may hold spaces, so fields are counted
+// after its closing parenthesis.
+func parseStat(line string) (time.Duration, error) {
+	i := strings.LastIndexByte(line, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat line")
+	}
+	f := strings.Fields(line[i+1:])
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat line")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}

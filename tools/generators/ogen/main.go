@@ -2,7 +2,7 @@
 // REST root is $PORTAL_BASE: settings/update read back, moveItems with one result per id, ORG_1132 as an error.
 package main
 
-//go:generate go tool ogen --target gen --package api --clean ../../../openapi.yaml
+//go:generate go tool ogen -loglevel error -target gen -package api -clean ../../../openapi.yaml
 
 import (
 	"context"

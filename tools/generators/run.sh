@@ -2,8 +2,8 @@
 # Runs each named generator's check against one portald built from this tree (a free loopback port, an
 # in-memory store, the demo organization restored before each check). A generator is a directory here:
 # with a package.json, `npm run generate`, `npm run build` (a strict tsc) and `npm run check`; with a
-# go.mod, `go generate ./...`, `go vet -unreachable=false ./...` (ogen writes unreachable code) and
-# `go run .`. Each check reads the REST root from $PORTAL_BASE. Usage: run.sh GENERATOR...
+# go.mod, `go generate ./...`, `go mod tidy -diff` (the module depends on this tree, whose requirements
+# move), `go vet -unreachable=false ./...` (ogen writes unreachable code) and `go run .`. Each check reads the REST root from $PORTAL_BASE. Usage: run.sh GENERATOR...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -38,7 +38,7 @@ for g in "$@"; do
   if [ -f "$dir/package.json" ]; then
     step() { (cd "$dir" && npm run --silent generate && npm run --silent build && PORTAL_BASE=$base npm run --silent check); }
   else
-    step() { (cd "$dir" && "$go" generate ./... && "$go" vet -unreachable=false ./... && PORTAL_BASE=$base "$go" run .); }
+    step() { (cd "$dir" && "$go" generate ./... && "$go" mod tidy -diff && "$go" vet -unreachable=false ./... && PORTAL_BASE=$base "$go" run .); }
   fi
   step || failed+=("$g")
 done

@@ -3,7 +3,8 @@
 # in-memory store, the demo organization restored before each check). A generator is a directory here:
 # with a package.json, `npm run generate`, `npm run build` (a strict tsc) and `npm run check`; with a
 # go.mod, `go generate ./...`, `go mod tidy -diff` (the module depends on this tree, whose requirements
-# move), `go vet -unreachable=false ./...` (ogen writes unreachable code) and `go run .`. Each check reads the REST root from $PORTAL_BASE. Usage: run.sh GENERATOR...
+# move), `go vet -unreachable=false ./...` (ogen writes unreachable code) and `go run .`. Each check reads
+# the REST root from $PORTAL_BASE. Usage: run.sh GENERATOR...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

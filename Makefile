@@ -4,6 +4,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO ?= go
 REDOCLY := tools/redocly/node_modules/.bin/redocly
+SPECTRAL := tools/spectral/node_modules/.bin/spectral
 PORTAL_TEST_POSTGRES ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export PORTAL_TEST_POSTGRES
 
@@ -35,15 +36,21 @@ $(REDOCLY): tools/redocly/package.json tools/redocly/package-lock.json
 	cd tools/redocly && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-tools: $(REDOCLY)
+$(SPECTRAL): tools/spectral/package.json tools/spectral/package-lock.json
+	cd tools/spectral && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
-## lint: go vet, staticcheck (pinned in go.mod) and the OpenAPI linter (pinned in tools/redocly)
+tools: $(REDOCLY) $(SPECTRAL)
+
+## lint: go vet, staticcheck (pinned in go.mod) and the OpenAPI linters (pinned in tools/redocly, tools/spectral)
 lint: lint-spec
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-lint-spec: $(REDOCLY)
+## lint-spec: Redocly recommended-strict and Spectral spectral:oas, both with no error and no warning
+lint-spec: $(REDOCLY) $(SPECTRAL)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint openapi.yaml --config tools/redocly/redocly.yaml --format=stylish
+	$(SPECTRAL) lint openapi.yaml --ruleset tools/spectral/.spectral.yaml --fail-severity=warn --format=stylish
 
 ## test: every check and every test (PostgreSQL tests use PORTAL_TEST_POSTGRES)
 test: check lint
@@ -64,4 +71,4 @@ bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:
-	rm -rf tools/redocly/node_modules portal.db
+	rm -rf tools/redocly/node_modules tools/spectral/node_modules portal.db

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,5 +212,43 @@ func TestOtherDeployment(t *testing.T) {
 	}
 	for _, name := range []string{"examples/updateSettings/noticesAndBanner", "settings/roundTrip", "client/settings/getSettings"} {
 		wantStatus(t, rep, name, conformance.Passed)
+	}
+}
+
+// The reference server conforms at every version and deployment it emulates;
+// the example pairs that show an enterprise portal at 11.0 or later are not
+// run, by name, where they do not apply.
+func TestConformanceVersions(t *testing.T) {
+	// Each pair, and the versions of enterprise portals it applies to.
+	gated := map[string][]string{
+		"examples/getSettings/afterUpdate":               {"11.0", "11.1", "11.5"},
+		"examples/getSettings/anonymous":                 {"11.1", "11.5"}, // set up by the next
+		"examples/updateSettings/portalConfigProperties": {"11.1", "11.5"},
+	}
+	for _, deployment := range []string{"enterprise", "online"} {
+		for _, version := range []string{"10.8", "11.0", "11.1", "11.5"} {
+			t.Run(deployment+"-"+version, func(t *testing.T) {
+				p := portaltest.StartWith(t, portaltest.Options{Version: version, Deployment: deployment})
+				rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken,
+					Version: version, Deployment: deployment}, "")
+				for _, r := range rep.Cases() {
+					if r.Status == conformance.Failed && len(r.Subtests) == 0 {
+						t.Errorf("%s: %s", r.Name, strings.Join(r.Errors(), "\n"))
+					}
+				}
+				for name, versions := range gated {
+					applies := deployment == "enterprise" && slices.Contains(versions, version)
+					r := find(t, rep, name)
+					switch {
+					case applies && r.Status != conformance.Passed:
+						t.Errorf("%s: %s, want PASS", name, r.Status)
+					case !applies && r.Status != conformance.NotRun:
+						t.Errorf("%s: %s, want NOT RUN", name, r.Status)
+					case !applies && !strings.Contains(r.SkipReason(), "x-"):
+						t.Errorf("%s: not run without naming x-introduced-in or x-deployments: %q", name, r.SkipReason())
+					}
+				}
+			})
+		}
 	}
 }

@@ -3,7 +3,9 @@ package conformance
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +23,10 @@ type pair struct {
 	raw     string
 	hasRaw  bool
 	summary string
+	// since and deployments are the example's x-introduced-in and
+	// x-deployments: the portals whose answer the example shows.
+	since       string
+	deployments []string
 }
 
 // loadPairs reads an operation's example pairs: request-body examples and
@@ -46,6 +52,16 @@ func loadPairs(o *operation) ([]*pair, error) {
 					return fmt.Errorf("%s/%s: x-setup holds %v, want operationId/exampleName", o.id, p.name, v)
 				}
 				p.setup = append(p.setup, name)
+			}
+		}
+		if v, ok := ext["x-introduced-in"].(string); ok {
+			p.since = v
+		}
+		if list, ok := ext["x-deployments"].([]any); ok {
+			for _, v := range list {
+				if d, ok := v.(string); ok {
+					p.deployments = append(p.deployments, d)
+				}
 			}
 		}
 		if sm, ok := ext["summary"].(string); ok && p.summary == "" {
@@ -163,6 +179,9 @@ func (s *suite) whyNotRun(p *pair) string {
 		if q == nil {
 			return fmt.Sprintf("x-setup names %s, which is no example pair", name)
 		}
+		if why := s.notForTarget(q); why != "" {
+			return fmt.Sprintf("%s %s", name, why)
+		}
 		if q.caller == "member" && q.wantsError() == 403 && !s.hasMember() {
 			return fmt.Sprintf("%s needs a member without administrative privileges (Target.MemberToken)", name)
 		}
@@ -173,6 +192,39 @@ func (s *suite) whyNotRun(p *pair) string {
 		}
 	}
 	return ""
+}
+
+// notForTarget says why the target's version or deployment is not one p's
+// example shows, or "".
+func (s *suite) notForTarget(p *pair) string {
+	if v := s.target.Version; v != "" && p.since != "" {
+		have, _ := parseVersion(v)
+		need, ok := parseVersion(p.since)
+		if ok && have.less(need) {
+			return fmt.Sprintf("shows a portal at %s or later (x-introduced-in); the target is at %s", p.since, v)
+		}
+	}
+	if d := s.target.Deployment; d != "" && len(p.deployments) > 0 && !slices.Contains(p.deployments, d) {
+		return fmt.Sprintf("shows a %s deployment (x-deployments); the target is %s", strings.Join(p.deployments, " or "), d)
+	}
+	return ""
+}
+
+// version is a portal version, major.minor.
+type version struct{ major, minor int }
+
+func parseVersion(s string) (version, bool) {
+	maj, min, ok := strings.Cut(s, ".")
+	a, err1 := strconv.Atoi(maj)
+	b, err2 := strconv.Atoi(min)
+	if !ok || err1 != nil || err2 != nil || a < 0 || b < 0 {
+		return version{}, false
+	}
+	return version{a, b}, true
+}
+
+func (v version) less(w version) bool {
+	return v.major < w.major || v.major == w.major && v.minor < w.minor
 }
 
 // setupChain lists the pairs to replay before p, setups of setups first,

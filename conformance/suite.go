@@ -45,6 +45,12 @@ type Target struct {
 	// HTTPClient sends the requests; nil means a client with a 60 s timeout.
 	// Its transport is wrapped, never modified.
 	HTTPClient *http.Client
+	// Version, such as 11.1, and Deployment, enterprise (self-hosted) or
+	// online (hosted), describe the target. When given, example pairs whose
+	// request example names a later x-introduced-in, or x-deployments
+	// without this deployment, are not run, by name. Empty: every pair runs.
+	Version    string
+	Deployment string
 }
 
 // Run runs the suite against target as subtests of t.
@@ -122,6 +128,14 @@ func newSuite(t TB, target Target) (*suite, error) {
 	}
 	if target.AdminToken == "" && (target.Username == "" || target.Password == "") {
 		return nil, fmt.Errorf("give AdminToken, or Username and Password")
+	}
+	if target.Version != "" {
+		if _, ok := parseVersion(target.Version); !ok {
+			return nil, fmt.Errorf("Version %q: want major.minor, such as 11.1", target.Version)
+		}
+	}
+	if d := target.Deployment; d != "" && d != "enterprise" && d != "online" {
+		return nil, fmt.Errorf("Deployment %q: want enterprise or online", d)
 	}
 	doc, err := portalapi.LoadFor(base)
 	if err != nil {

@@ -93,6 +93,8 @@ type ClientInterface interface {
 	//
 	// A member of the caller's organization, with the category paths assigned to it.
 	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
 	// Corresponds with GET /community/users/{userName} (the `GetMember` operationId).
 	GetMember(ctx context.Context, userName UserName, params *GetMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -120,6 +122,8 @@ type ClientInterface interface {
 	//
 	// One item. Its owner, or an `org_admin` of the owner's organization.
 	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
 	// Corresponds with GET /content/items/{itemId} (the `GetItem` operationId).
 	GetItem(ctx context.Context, itemId string, params *GetItemParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -127,6 +131,8 @@ type ClientInterface interface {
 	//
 	// The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
 	// order they were created. The user, or an `org_admin` of the same organization.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 	//
 	// Corresponds with GET /content/users/{userName} (the `GetUserContent` operationId).
 	GetUserContent(ctx context.Context, userName UserName, params *GetUserContentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -220,6 +226,8 @@ type ClientInterface interface {
 	// GetFolderContent List a folder
 	//
 	// The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 	//
 	// Corresponds with GET /content/users/{userName}/{folderId} (the `GetFolderContent` operationId).
 	GetFolderContent(ctx context.Context, userName UserName, folderId FolderId, params *GetFolderContentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -338,6 +346,8 @@ type ClientInterface interface {
 	//
 	// The organization's member category schema; an empty array when none is assigned. Any member of the organization may read it.
 	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
 	// Corresponds with GET /portals/{portalId}/memberCategorySchema (the `GetMemberCategorySchema` operationId).
 	GetMemberCategorySchema(ctx context.Context, portalId PortalId, params *GetMemberCategorySchemaParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -346,6 +356,8 @@ type ClientInterface interface {
 	// The access notices, the informational banner and the advanced portal configuration properties. A
 	// setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
 	// token), without `portalConfigProperties`; members of the organization see everything.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 	//
 	// Corresponds with GET /portals/{portalId}/settings (the `GetSettings` operationId).
 	GetSettings(ctx context.Context, portalId PortalId, params *GetSettingsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -359,8 +371,9 @@ type ClientInterface interface {
 	// file; that file's properties are not migrated on upgrade and must be applied through this operation.
 	//
 	// Each object given replaces that setting wholly; settings not given stay as they are. With
-	// `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-	// key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+	// `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+	// `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+	// any part of the request is invalid.
 	//
 	// Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
 	// `portal:admin:manageSecurity` (security and infrastructure).
@@ -379,8 +392,9 @@ type ClientInterface interface {
 	// file; that file's properties are not migrated on upgrade and must be applied through this operation.
 	//
 	// Each object given replaces that setting wholly; settings not given stay as they are. With
-	// `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-	// key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+	// `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+	// `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+	// any part of the request is invalid.
 	//
 	// Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
 	// `portal:admin:manageSecurity` (security and infrastructure).
@@ -395,6 +409,8 @@ type ClientInterface interface {
 	// The organization's members, paged. `categories` keeps members holding any of the given category paths or
 	// one of their descendants. Any member of the organization may list.
 	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
 	// Corresponds with GET /portals/{portalId}/users (the `ListMembers` operationId).
 	ListMembers(ctx context.Context, portalId PortalId, params *ListMembersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
@@ -402,6 +418,8 @@ type ClientInterface interface {
 // GetMember Read a member
 //
 // A member of the caller's organization, with the category paths assigned to it.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Corresponds with GET /community/users/{userName} (the `GetMember` operationId).
 func (c *Client) GetMember(ctx context.Context, userName UserName, params *GetMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -460,6 +478,8 @@ func (c *Client) UpdateMemberWithFormdataBody(ctx context.Context, userName User
 //
 // One item. Its owner, or an `org_admin` of the owner's organization.
 //
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
 // Corresponds with GET /content/items/{itemId} (the `GetItem` operationId).
 func (c *Client) GetItem(ctx context.Context, itemId string, params *GetItemParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetItemRequest(c.Server, itemId, params)
@@ -477,6 +497,8 @@ func (c *Client) GetItem(ctx context.Context, itemId string, params *GetItemPara
 //
 // The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
 // order they were created. The user, or an `org_admin` of the same organization.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Corresponds with GET /content/users/{userName} (the `GetUserContent` operationId).
 func (c *Client) GetUserContent(ctx context.Context, userName UserName, params *GetUserContentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -660,6 +682,8 @@ func (c *Client) MoveItemsWithFormdataBody(ctx context.Context, userName UserNam
 // GetFolderContent List a folder
 //
 // The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Corresponds with GET /content/users/{userName}/{folderId} (the `GetFolderContent` operationId).
 func (c *Client) GetFolderContent(ctx context.Context, userName UserName, folderId FolderId, params *GetFolderContentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -888,6 +912,8 @@ func (c *Client) DeleteMemberCategorySchemaWithFormdataBody(ctx context.Context,
 //
 // The organization's member category schema; an empty array when none is assigned. Any member of the organization may read it.
 //
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
 // Corresponds with GET /portals/{portalId}/memberCategorySchema (the `GetMemberCategorySchema` operationId).
 func (c *Client) GetMemberCategorySchema(ctx context.Context, portalId PortalId, params *GetMemberCategorySchemaParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMemberCategorySchemaRequest(c.Server, portalId, params)
@@ -906,6 +932,8 @@ func (c *Client) GetMemberCategorySchema(ctx context.Context, portalId PortalId,
 // The access notices, the informational banner and the advanced portal configuration properties. A
 // setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
 // token), without `portalConfigProperties`; members of the organization see everything.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Corresponds with GET /portals/{portalId}/settings (the `GetSettings` operationId).
 func (c *Client) GetSettings(ctx context.Context, portalId PortalId, params *GetSettingsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -929,8 +957,9 @@ func (c *Client) GetSettings(ctx context.Context, portalId PortalId, params *Get
 // file; that file's properties are not migrated on upgrade and must be applied through this operation.
 //
 // Each object given replaces that setting wholly; settings not given stay as they are. With
-// `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-// key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+// `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+// `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+// any part of the request is invalid.
 //
 // Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
 // `portal:admin:manageSecurity` (security and infrastructure).
@@ -959,8 +988,9 @@ func (c *Client) UpdateSettingsWithBody(ctx context.Context, portalId PortalId, 
 // file; that file's properties are not migrated on upgrade and must be applied through this operation.
 //
 // Each object given replaces that setting wholly; settings not given stay as they are. With
-// `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-// key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+// `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+// `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+// any part of the request is invalid.
 //
 // Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
 // `portal:admin:manageSecurity` (security and infrastructure).
@@ -984,6 +1014,8 @@ func (c *Client) UpdateSettingsWithFormdataBody(ctx context.Context, portalId Po
 //
 // The organization's members, paged. `categories` keeps members holding any of the given category paths or
 // one of their descendants. Any member of the organization may list.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Corresponds with GET /portals/{portalId}/users (the `ListMembers` operationId).
 func (c *Client) ListMembers(ctx context.Context, portalId PortalId, params *ListMembersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2088,6 +2120,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// A member of the caller's organization, with the category paths assigned to it.
 	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /community/users/{userName} (the `GetMember` operationId).
@@ -2117,6 +2151,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// One item. Its owner, or an `org_admin` of the owner's organization.
 	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /content/items/{itemId} (the `GetItem` operationId).
@@ -2126,6 +2162,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
 	// order they were created. The user, or an `org_admin` of the same organization.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2221,6 +2259,8 @@ type ClientWithResponsesInterface interface {
 	// GetFolderContentWithResponse List a folder
 	//
 	// The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2341,6 +2381,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// The organization's member category schema; an empty array when none is assigned. Any member of the organization may read it.
 	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /portals/{portalId}/memberCategorySchema (the `GetMemberCategorySchema` operationId).
@@ -2351,6 +2393,8 @@ type ClientWithResponsesInterface interface {
 	// The access notices, the informational banner and the advanced portal configuration properties. A
 	// setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
 	// token), without `portalConfigProperties`; members of the organization see everything.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2366,8 +2410,9 @@ type ClientWithResponsesInterface interface {
 	// file; that file's properties are not migrated on upgrade and must be applied through this operation.
 	//
 	// Each object given replaces that setting wholly; settings not given stay as they are. With
-	// `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-	// key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+	// `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+	// `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+	// any part of the request is invalid.
 	//
 	// Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
 	// `portal:admin:manageSecurity` (security and infrastructure).
@@ -2386,8 +2431,9 @@ type ClientWithResponsesInterface interface {
 	// file; that file's properties are not migrated on upgrade and must be applied through this operation.
 	//
 	// Each object given replaces that setting wholly; settings not given stay as they are. With
-	// `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-	// key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+	// `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+	// `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+	// any part of the request is invalid.
 	//
 	// Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
 	// `portal:admin:manageSecurity` (security and infrastructure).
@@ -2402,6 +2448,8 @@ type ClientWithResponsesInterface interface {
 	// The organization's members, paged. `categories` keeps members holding any of the given category paths or
 	// one of their descendants. Any member of the organization may list.
 	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /portals/{portalId}/users (the `ListMembers` operationId).
@@ -2413,11 +2461,25 @@ type GetMemberResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MemberResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetMemberResponse) GetJSON200() *MemberResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetMemberResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetMemberResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2454,11 +2516,25 @@ type UpdateMemberResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MemberUpdateResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r UpdateMemberResponse) GetJSON200() *MemberUpdateResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateMemberResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateMemberResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2495,11 +2571,25 @@ type GetItemResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ItemResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetItemResponse) GetJSON200() *ItemResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetItemResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetItemResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2536,11 +2626,25 @@ type GetUserContentResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *UserContentResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetUserContentResponse) GetJSON200() *UserContentResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetUserContentResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetUserContentResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2577,11 +2681,25 @@ type AddItemResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *NewItemResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r AddItemResponse) GetJSON200() *NewItemResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AddItemResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AddItemResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2618,11 +2736,25 @@ type CreateFolderResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *FolderResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r CreateFolderResponse) GetJSON200() *FolderResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateFolderResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateFolderResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2659,11 +2791,25 @@ type DeleteItemsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ItemResultsResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r DeleteItemsResponse) GetJSON200() *ItemResultsResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteItemsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteItemsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2700,11 +2846,25 @@ type MoveItemsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ItemResultsResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r MoveItemsResponse) GetJSON200() *ItemResultsResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r MoveItemsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r MoveItemsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2741,11 +2901,25 @@ type GetFolderContentResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *UserContentResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetFolderContentResponse) GetJSON200() *UserContentResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetFolderContentResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetFolderContentResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2782,11 +2956,25 @@ type AddItemToFolderResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *NewItemResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r AddItemToFolderResponse) GetJSON200() *NewItemResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AddItemToFolderResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AddItemToFolderResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2823,11 +3011,25 @@ type DeleteFolderResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *FolderResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r DeleteFolderResponse) GetJSON200() *FolderResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteFolderResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteFolderResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2864,11 +3066,25 @@ type GenerateTokenResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *TokenResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GenerateTokenResponse) GetJSON200() *TokenResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GenerateTokenResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GenerateTokenResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2905,11 +3121,25 @@ type AssignMemberCategorySchemaResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SuccessResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r AssignMemberCategorySchemaResponse) GetJSON200() *SuccessResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AssignMemberCategorySchemaResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AssignMemberCategorySchemaResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2946,11 +3176,25 @@ type DeleteMemberCategorySchemaResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SuccessResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r DeleteMemberCategorySchemaResponse) GetJSON200() *SuccessResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteMemberCategorySchemaResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteMemberCategorySchemaResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -2987,11 +3231,25 @@ type GetMemberCategorySchemaResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MemberCategorySchemaResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetMemberCategorySchemaResponse) GetJSON200() *MemberCategorySchemaResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetMemberCategorySchemaResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetMemberCategorySchemaResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -3028,11 +3286,25 @@ type GetSettingsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SettingsResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetSettingsResponse) GetJSON200() *SettingsResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSettingsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetSettingsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -3069,11 +3341,25 @@ type UpdateSettingsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SuccessResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r UpdateSettingsResponse) GetJSON200() *SuccessResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateSettingsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateSettingsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -3110,11 +3396,25 @@ type ListMembersResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MemberListResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListMembersResponse) GetJSON200() *MemberListResponse {
 	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListMembersResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListMembersResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
 }
 
 // GetBody returns the raw response body bytes
@@ -3149,6 +3449,8 @@ func (r ListMembersResponse) ContentType() string {
 // GetMemberWithResponse Read a member
 //
 // A member of the caller's organization, with the category paths assigned to it.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3197,6 +3499,8 @@ func (c *ClientWithResponses) UpdateMemberWithFormdataBodyWithResponse(ctx conte
 //
 // One item. Its owner, or an `org_admin` of the owner's organization.
 //
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /content/items/{itemId} (the `GetItem` operationId).
@@ -3212,6 +3516,8 @@ func (c *ClientWithResponses) GetItemWithResponse(ctx context.Context, itemId st
 //
 // The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
 // order they were created. The user, or an `org_admin` of the same organization.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3361,6 +3667,8 @@ func (c *ClientWithResponses) MoveItemsWithFormdataBodyWithResponse(ctx context.
 // GetFolderContentWithResponse List a folder
 //
 // The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3547,6 +3855,8 @@ func (c *ClientWithResponses) DeleteMemberCategorySchemaWithFormdataBodyWithResp
 //
 // The organization's member category schema; an empty array when none is assigned. Any member of the organization may read it.
 //
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /portals/{portalId}/memberCategorySchema (the `GetMemberCategorySchema` operationId).
@@ -3563,6 +3873,8 @@ func (c *ClientWithResponses) GetMemberCategorySchemaWithResponse(ctx context.Co
 // The access notices, the informational banner and the advanced portal configuration properties. A
 // setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
 // token), without `portalConfigProperties`; members of the organization see everything.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3584,8 +3896,9 @@ func (c *ClientWithResponses) GetSettingsWithResponse(ctx context.Context, porta
 // file; that file's properties are not migrated on upgrade and must be applied through this operation.
 //
 // Each object given replaces that setting wholly; settings not given stay as they are. With
-// `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-// key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+// `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+// `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+// any part of the request is invalid.
 //
 // Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
 // `portal:admin:manageSecurity` (security and infrastructure).
@@ -3610,8 +3923,9 @@ func (c *ClientWithResponses) UpdateSettingsWithBodyWithResponse(ctx context.Con
 // file; that file's properties are not migrated on upgrade and must be applied through this operation.
 //
 // Each object given replaces that setting wholly; settings not given stay as they are. With
-// `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-// key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+// `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+// `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+// any part of the request is invalid.
 //
 // Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
 // `portal:admin:manageSecurity` (security and infrastructure).
@@ -3631,6 +3945,8 @@ func (c *ClientWithResponses) UpdateSettingsWithFormdataBodyWithResponse(ctx con
 //
 // The organization's members, paged. `categories` keeps members holding any of the given category paths or
 // one of their descendants. Any member of the organization may list.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3664,6 +3980,20 @@ func ParseGetMemberResponse(rsp *http.Response) (*GetMemberResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	}
 
 	return response, nil
@@ -3689,6 +4019,20 @@ func ParseUpdateMemberResponse(rsp *http.Response) (*UpdateMemberResponse, error
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	}
 
@@ -3716,6 +4060,20 @@ func ParseGetItemResponse(rsp *http.Response) (*GetItemResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	}
 
 	return response, nil
@@ -3741,6 +4099,20 @@ func ParseGetUserContentResponse(rsp *http.Response) (*GetUserContentResponse, e
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	}
 
@@ -3768,6 +4140,20 @@ func ParseAddItemResponse(rsp *http.Response) (*AddItemResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	}
 
 	return response, nil
@@ -3793,6 +4179,20 @@ func ParseCreateFolderResponse(rsp *http.Response) (*CreateFolderResponse, error
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	}
 
@@ -3820,6 +4220,20 @@ func ParseDeleteItemsResponse(rsp *http.Response) (*DeleteItemsResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	}
 
 	return response, nil
@@ -3845,6 +4259,20 @@ func ParseMoveItemsResponse(rsp *http.Response) (*MoveItemsResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	}
 
@@ -3872,6 +4300,20 @@ func ParseGetFolderContentResponse(rsp *http.Response) (*GetFolderContentRespons
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	}
 
 	return response, nil
@@ -3897,6 +4339,20 @@ func ParseAddItemToFolderResponse(rsp *http.Response) (*AddItemToFolderResponse,
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	}
 
@@ -3924,6 +4380,20 @@ func ParseDeleteFolderResponse(rsp *http.Response) (*DeleteFolderResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	}
 
 	return response, nil
@@ -3949,6 +4419,20 @@ func ParseGenerateTokenResponse(rsp *http.Response) (*GenerateTokenResponse, err
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	}
 
@@ -3976,6 +4460,20 @@ func ParseAssignMemberCategorySchemaResponse(rsp *http.Response) (*AssignMemberC
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	}
 
 	return response, nil
@@ -4001,6 +4499,20 @@ func ParseDeleteMemberCategorySchemaResponse(rsp *http.Response) (*DeleteMemberC
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	}
 
@@ -4028,6 +4540,20 @@ func ParseGetMemberCategorySchemaResponse(rsp *http.Response) (*GetMemberCategor
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	}
 
 	return response, nil
@@ -4053,6 +4579,20 @@ func ParseGetSettingsResponse(rsp *http.Response) (*GetSettingsResponse, error) 
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	}
 
@@ -4080,6 +4620,20 @@ func ParseUpdateSettingsResponse(rsp *http.Response) (*UpdateSettingsResponse, e
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
 	}
 
 	return response, nil
@@ -4105,6 +4659,20 @@ func ParseListMembersResponse(rsp *http.Response) (*ListMembersResponse, error) 
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	}
 

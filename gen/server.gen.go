@@ -562,6 +562,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 }
 
+type NotFoundJSONResponse ErrorResponse
+
+type PayloadTooLargeJSONResponse ErrorResponse
+
 type GetMemberRequestObject struct {
 	UserName UserName `json:"userName"`
 	Params   GetMemberParams
@@ -581,6 +585,34 @@ func (response GetMember200JSONResponse) VisitGetMemberResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMember404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetMember404JSONResponse) VisitGetMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetMember413JSONResponse) VisitGetMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -608,6 +640,34 @@ func (response UpdateMember200JSONResponse) VisitUpdateMemberResponse(w http.Res
 	return err
 }
 
+type UpdateMember404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateMember404JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetItemRequestObject struct {
 	ItemId string `json:"itemId"`
 	Params GetItemParams
@@ -627,6 +687,34 @@ func (response GetItem200JSONResponse) VisitGetItemResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetItem404JSONResponse) VisitGetItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetItem413JSONResponse) VisitGetItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -654,6 +742,34 @@ func (response GetUserContent200JSONResponse) VisitGetUserContentResponse(w http
 	return err
 }
 
+type GetUserContent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetUserContent404JSONResponse) VisitGetUserContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserContent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetUserContent413JSONResponse) VisitGetUserContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddItemRequestObject struct {
 	UserName UserName `json:"userName"`
 	Body     *AddItemFormdataRequestBody
@@ -673,6 +789,34 @@ func (response AddItem200JSONResponse) VisitAddItemResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddItem404JSONResponse) VisitAddItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddItem413JSONResponse) VisitAddItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -700,6 +844,34 @@ func (response CreateFolder200JSONResponse) VisitCreateFolderResponse(w http.Res
 	return err
 }
 
+type CreateFolder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateFolder404JSONResponse) VisitCreateFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFolder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateFolder413JSONResponse) VisitCreateFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteItemsRequestObject struct {
 	UserName UserName `json:"userName"`
 	Body     *DeleteItemsFormdataRequestBody
@@ -723,6 +895,34 @@ func (response DeleteItems200JSONResponse) VisitDeleteItemsResponse(w http.Respo
 	return err
 }
 
+type DeleteItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteItems404JSONResponse) VisitDeleteItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteItems413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteItems413JSONResponse) VisitDeleteItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MoveItemsRequestObject struct {
 	UserName UserName `json:"userName"`
 	Body     *MoveItemsFormdataRequestBody
@@ -742,6 +942,34 @@ func (response MoveItems200JSONResponse) VisitMoveItemsResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MoveItems404JSONResponse) VisitMoveItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveItems413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MoveItems413JSONResponse) VisitMoveItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -770,6 +998,34 @@ func (response GetFolderContent200JSONResponse) VisitGetFolderContentResponse(w 
 	return err
 }
 
+type GetFolderContent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFolderContent404JSONResponse) VisitGetFolderContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFolderContent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetFolderContent413JSONResponse) VisitGetFolderContentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddItemToFolderRequestObject struct {
 	UserName UserName `json:"userName"`
 	FolderId FolderId `json:"folderId"`
@@ -790,6 +1046,34 @@ func (response AddItemToFolder200JSONResponse) VisitAddItemToFolderResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddItemToFolder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddItemToFolder404JSONResponse) VisitAddItemToFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddItemToFolder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddItemToFolder413JSONResponse) VisitAddItemToFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -818,6 +1102,34 @@ func (response DeleteFolder200JSONResponse) VisitDeleteFolderResponse(w http.Res
 	return err
 }
 
+type DeleteFolder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteFolder404JSONResponse) VisitDeleteFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFolder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteFolder413JSONResponse) VisitDeleteFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GenerateTokenRequestObject struct {
 	Body *GenerateTokenFormdataRequestBody
 }
@@ -836,6 +1148,34 @@ func (response GenerateToken200JSONResponse) VisitGenerateTokenResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateToken404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateToken404JSONResponse) VisitGenerateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateToken413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateToken413JSONResponse) VisitGenerateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -863,6 +1203,34 @@ func (response AssignMemberCategorySchema200JSONResponse) VisitAssignMemberCateg
 	return err
 }
 
+type AssignMemberCategorySchema404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AssignMemberCategorySchema404JSONResponse) VisitAssignMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AssignMemberCategorySchema413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AssignMemberCategorySchema413JSONResponse) VisitAssignMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteMemberCategorySchemaRequestObject struct {
 	PortalId PortalId `json:"portalId"`
 	Body     *DeleteMemberCategorySchemaFormdataRequestBody
@@ -882,6 +1250,34 @@ func (response DeleteMemberCategorySchema200JSONResponse) VisitDeleteMemberCateg
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMemberCategorySchema404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteMemberCategorySchema404JSONResponse) VisitDeleteMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMemberCategorySchema413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteMemberCategorySchema413JSONResponse) VisitDeleteMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -917,6 +1313,34 @@ func (response GetMemberCategorySchema200JSONResponse) VisitGetMemberCategorySch
 	return err
 }
 
+type GetMemberCategorySchema404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetMemberCategorySchema404JSONResponse) VisitGetMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMemberCategorySchema413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetMemberCategorySchema413JSONResponse) VisitGetMemberCategorySchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSettingsRequestObject struct {
 	PortalId PortalId `json:"portalId"`
 	Params   GetSettingsParams
@@ -936,6 +1360,34 @@ func (response GetSettings200JSONResponse) VisitGetSettingsResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSettings404JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetSettings413JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -963,6 +1415,34 @@ func (response UpdateSettings200JSONResponse) VisitUpdateSettingsResponse(w http
 	return err
 }
 
+type UpdateSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSettings404JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSettings413JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMembersRequestObject struct {
 	PortalId PortalId `json:"portalId"`
 	Params   ListMembersParams
@@ -982,6 +1462,34 @@ func (response ListMembers200JSONResponse) VisitListMembersResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListMembers404JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListMembers413JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -148,7 +148,7 @@ type DeleteItemsForm struct {
 	F *Format `json:"f,omitempty"`
 
 	// Items Item ids, comma-separated (`a,b`), or a JSON array of strings. Spaces are trimmed and empty entries
-	// ignored; a repeated id is reported once per occurrence. At most 1,000 (`x-max-ids`).
+	// ignored; a repeated id is reported once per occurrence. At least one, at most 1,000 (`x-max-ids`).
 	Items ItemIDList `json:"items"`
 }
 
@@ -188,14 +188,16 @@ type FooterLink struct {
 	union json.RawMessage
 }
 
-// FooterLinkTitle defines model for FooterLinkTitle.
+// FooterLinkTitle Not blank (a character other than white space).
 type FooterLinkTitle = string
 
 // FooterMailLink A footer link to a mail address, for a contact or an abuse report.
 type FooterMailLink struct {
 	Email openapi_types.Email `json:"email"`
-	Title FooterLinkTitle     `json:"title"`
-	Type  FooterMailLinkType  `json:"type"`
+
+	// Title Not blank (a character other than white space).
+	Title FooterLinkTitle    `json:"title"`
+	Type  FooterMailLinkType `json:"type"`
 }
 
 // FooterMailLinkType defines model for FooterMailLink.Type.
@@ -203,6 +205,7 @@ type FooterMailLinkType string
 
 // FooterPageLink A footer link to a page.
 type FooterPageLink struct {
+	// Title Not blank (a character other than white space).
 	Title FooterLinkTitle `json:"title"`
 
 	// Url An absolute http or https URL.
@@ -277,7 +280,7 @@ type ItemError struct {
 }
 
 // ItemIDList Item ids, comma-separated (`a,b`), or a JSON array of strings. Spaces are trimmed and empty entries
-// ignored; a repeated id is reported once per occurrence. At most 1,000 (`x-max-ids`).
+// ignored; a repeated id is reported once per occurrence. At least one, at most 1,000 (`x-max-ids`).
 type ItemIDList = wire.List
 
 // ItemResponse defines model for ItemResponse.
@@ -369,7 +372,7 @@ type MoveItemsForm struct {
 	Folder *string `json:"folder,omitempty"`
 
 	// Items Item ids, comma-separated (`a,b`), or a JSON array of strings. Spaces are trimmed and empty entries
-	// ignored; a repeated id is reported once per occurrence. At most 1,000 (`x-max-ids`).
+	// ignored; a repeated id is reported once per occurrence. At least one, at most 1,000 (`x-max-ids`).
 	Items ItemIDList `json:"items"`
 }
 
@@ -510,7 +513,8 @@ type UpdateSettingsForm struct {
 	// AuthenticatedAccessNotice The notice shown to signed-in users. Replaces the current one.
 	AuthenticatedAccessNotice *wire.JSON[AccessNotice] `json:"authenticatedAccessNotice,omitempty"`
 
-	// ClearEmptyFields When true, a notice or banner sent as `{}` is cleared instead of stored empty.
+	// ClearEmptyFields With `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+	// `portalConfigProperties` is merged key by key whatever this value.
 	ClearEmptyFields *bool `json:"clearEmptyFields,omitempty"`
 
 	// F `json` (the default when absent) or `pjson` (the same JSON, indented).
@@ -562,6 +566,12 @@ type Start = int32
 
 // UserName defines model for UserName.
 type UserName = string
+
+// NotFound The error envelope alone.
+type NotFound = ErrorResponse
+
+// PayloadTooLarge The error envelope alone.
+type PayloadTooLarge = ErrorResponse
 
 // GetMemberParams defines parameters for GetMember.
 type GetMemberParams struct {

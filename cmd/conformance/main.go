@@ -56,6 +56,8 @@ var settings = []setting{
 	{"member-token", "CONFORMANCE_MEMBER_TOKEN", "", "optional `token` of a member without administrative privileges, who owns the content the suite creates (the -user)"},
 	{"portal-id", "CONFORMANCE_PORTAL_ID", "", "organization `id` (default: the administrator's organization)"},
 	{"user", "CONFORMANCE_USER", "", "user `name` owning the content the suite creates: the member of -member-token, else the administrator"},
+	{"version", "CONFORMANCE_VERSION", "", "the portal's `version`, such as 11.1: example pairs of later versions are not run"},
+	{"deployment", "CONFORMANCE_DEPLOYMENT", "", "the portal's deployment, `enterprise` or online: example pairs of the other are not run"},
 	{"run", "CONFORMANCE_RUN", "", "run only the tests matching `regexp`, as go test -run: one expression per level, separated by /"},
 	{"junit", "CONFORMANCE_JUNIT", "", "write JUnit XML to `file`"},
 }
@@ -108,6 +110,8 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 			MemberToken: *vals["member-token"],
 			PortalID:    *vals["portal-id"],
 			User:        *vals["user"],
+			Version:     *vals["version"],
+			Deployment:  *vals["deployment"],
 		},
 		Run:     *vals["run"],
 		JUnit:   *vals["junit"],

@@ -20,8 +20,9 @@ export interface paths {
          *     file; that file's properties are not migrated on upgrade and must be applied through this operation.
          *
          *     Each object given replaces that setting wholly; settings not given stay as they are. With
-         *     `clearEmptyFields=true`, an object sent as `{}` clears that setting. `portalConfigProperties` is merged
-         *     key by key; a key sent as `null` is removed. Nothing is stored when any part of the request is invalid.
+         *     `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+         *     `portalConfigProperties` is merged key by key; a key sent as `null` is removed. Nothing is stored when
+         *     any part of the request is invalid.
          *
          *     Who may call it: the organization's default administrators (`org_admin`) and members whose role holds
          *     `portal:admin:manageSecurity` (security and infrastructure).
@@ -45,6 +46,8 @@ export interface paths {
          * @description The access notices, the informational banner and the advanced portal configuration properties. A
          *     setting never set is absent. Anonymous callers may read it by the organization's id (`self` needs a
          *     token), without `portalConfigProperties`; members of the organization see everything.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getSettings"];
         put?: never;
@@ -95,6 +98,8 @@ export interface paths {
         /**
          * Read the member category schema
          * @description The organization's member category schema; an empty array when none is assigned. Any member of the organization may read it.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getMemberCategorySchema"];
         put?: never;
@@ -136,6 +141,8 @@ export interface paths {
          * List members, filtered by category
          * @description The organization's members, paged. `categories` keeps members holding any of the given category paths or
          *     one of their descendants. Any member of the organization may list.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["listMembers"];
         put?: never;
@@ -156,6 +163,8 @@ export interface paths {
         /**
          * Read a member
          * @description A member of the caller's organization, with the category paths assigned to it.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getMember"];
         put?: never;
@@ -225,6 +234,8 @@ export interface paths {
          * List a user's root folder
          * @description The items at the user's root folder and the user's folders, paged. Items and folders are listed in the
          *     order they were created. The user, or an `org_admin` of the same organization.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getUserContent"];
         put?: never;
@@ -245,6 +256,8 @@ export interface paths {
         /**
          * List a folder
          * @description The items in one of the user's folders, paged, in the order they were created. Same callers as getUserContent.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getFolderContent"];
         put?: never;
@@ -265,6 +278,8 @@ export interface paths {
         /**
          * Read an item
          * @description One item. Its owner, or an `org_admin` of the owner's organization.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getItem"];
         put?: never;
@@ -420,7 +435,10 @@ export interface components {
              *     documentation calls it the `portal` parameter; it is sent under this name.
              */
             portalConfigProperties?: components["schemas"]["PortalConfigProperties"];
-            /** @description When true, a notice or banner sent as `{}` is cleared instead of stored empty. */
+            /**
+             * @description With `clearEmptyFields=true`, a notice or the banner sent as `{}` is cleared instead of stored empty.
+             *     `portalConfigProperties` is merged key by key whatever this value.
+             */
             clearEmptyFields?: boolean;
             f?: components["schemas"]["Format"];
         };
@@ -538,6 +556,7 @@ export interface components {
             /** @enum {string} */
             type: "contactUs" | "reportAbuse";
         };
+        /** @description Not blank (a character other than white space). */
         FooterLinkTitle: string;
         AssignMemberCategorySchemaForm: {
             /** @description The schema, `{"memberCategorySchema":[category...]}`. */
@@ -579,7 +598,7 @@ export interface components {
         };
         /**
          * @description Item ids, comma-separated (`a,b`), or a JSON array of strings. Spaces are trimmed and empty entries
-         *     ignored; a repeated id is reported once per occurrence. At most 1,000 (`x-max-ids`).
+         *     ignored; a repeated id is reported once per occurrence. At least one, at most 1,000 (`x-max-ids`).
          */
         ItemIDList: string[];
         CreateFolderForm: {
@@ -786,11 +805,64 @@ export interface components {
             error?: components["schemas"]["ErrorBody"];
         };
     };
-    responses: never;
+    responses: {
+        /**
+         * @description A transport failure, with the error envelope: no such path or method, or an operation the portal's version
+         *     or deployment does not have (`x-introduced-in`, `x-deployments`).
+         */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": 404,
+                 *         "message": "Not found: no such operation.",
+                 *         "details": []
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description A transport failure, with the error envelope. The request body is over 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": 413,
+                 *         "message": "Request body too large.",
+                 *         "details": [
+                 *           "the limit is 1048576 bytes"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+    };
     parameters: {
-        /** @description The organization's id, or `self` for the caller's organization. */
+        /**
+         * @description The organization's id, or `self` for the caller's organization.
+         * @example 0123456789ABCDEF
+         */
         PortalId: string;
+        /**
+         * @description The user's name.
+         * @example jsmith
+         */
         UserName: string;
+        /**
+         * @description The folder's id.
+         * @example 1a9ad803da604628b08c968ce602a231
+         */
         FolderId: string;
         /** @description Response format. */
         F: components["schemas"]["Format"];
@@ -810,7 +882,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -830,6 +905,8 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getSettings: {
@@ -840,7 +917,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -856,6 +936,8 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     assignMemberCategorySchema: {
@@ -863,7 +945,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -883,6 +968,8 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getMemberCategorySchema: {
@@ -893,7 +980,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -909,6 +999,8 @@ export interface operations {
                     "application/json": components["schemas"]["MemberCategorySchemaResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     deleteMemberCategorySchema: {
@@ -916,7 +1008,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -936,6 +1031,8 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     listMembers: {
@@ -952,7 +1049,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The organization's id, or `self` for the caller's organization. */
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
                 portalId: components["parameters"]["PortalId"];
             };
             cookie?: never;
@@ -968,6 +1068,8 @@ export interface operations {
                     "application/json": components["schemas"]["MemberListResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getMember: {
@@ -978,6 +1080,10 @@ export interface operations {
             };
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -993,6 +1099,8 @@ export interface operations {
                     "application/json": components["schemas"]["MemberResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     updateMember: {
@@ -1000,6 +1108,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1019,6 +1131,8 @@ export interface operations {
                     "application/json": components["schemas"]["MemberUpdateResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     moveItems: {
@@ -1026,6 +1140,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1045,6 +1163,8 @@ export interface operations {
                     "application/json": components["schemas"]["ItemResultsResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getUserContent: {
@@ -1059,6 +1179,10 @@ export interface operations {
             };
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1074,6 +1198,8 @@ export interface operations {
                     "application/json": components["schemas"]["UserContentResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getFolderContent: {
@@ -1088,7 +1214,15 @@ export interface operations {
             };
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
+                /**
+                 * @description The folder's id.
+                 * @example 1a9ad803da604628b08c968ce602a231
+                 */
                 folderId: components["parameters"]["FolderId"];
             };
             cookie?: never;
@@ -1104,6 +1238,8 @@ export interface operations {
                     "application/json": components["schemas"]["UserContentResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getItem: {
@@ -1114,6 +1250,10 @@ export interface operations {
             };
             header?: never;
             path: {
+                /**
+                 * @description The item's id.
+                 * @example 2d6f1e0c7b8a49d3a5c4e3f2a1b0c9d8
+                 */
                 itemId: string;
             };
             cookie?: never;
@@ -1129,6 +1269,8 @@ export interface operations {
                     "application/json": components["schemas"]["ItemResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     createFolder: {
@@ -1136,6 +1278,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1155,6 +1301,8 @@ export interface operations {
                     "application/json": components["schemas"]["FolderResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     deleteFolder: {
@@ -1162,7 +1310,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
+                /**
+                 * @description The folder's id.
+                 * @example 1a9ad803da604628b08c968ce602a231
+                 */
                 folderId: components["parameters"]["FolderId"];
             };
             cookie?: never;
@@ -1182,6 +1338,8 @@ export interface operations {
                     "application/json": components["schemas"]["FolderResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     addItem: {
@@ -1189,6 +1347,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1208,6 +1370,8 @@ export interface operations {
                     "application/json": components["schemas"]["NewItemResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     addItemToFolder: {
@@ -1215,7 +1379,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
+                /**
+                 * @description The folder's id.
+                 * @example 1a9ad803da604628b08c968ce602a231
+                 */
                 folderId: components["parameters"]["FolderId"];
             };
             cookie?: never;
@@ -1235,6 +1407,8 @@ export interface operations {
                     "application/json": components["schemas"]["NewItemResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     deleteItems: {
@@ -1242,6 +1416,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
                 userName: components["parameters"]["UserName"];
             };
             cookie?: never;
@@ -1261,6 +1439,8 @@ export interface operations {
                     "application/json": components["schemas"]["ItemResultsResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     generateToken: {
@@ -1285,6 +1465,8 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
 }

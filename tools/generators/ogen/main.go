@@ -70,18 +70,27 @@ func run(ctx context.Context, base string) error {
 		api.UpdateSettingsParams{PortalId: "self"}); err != nil {
 		return fmt.Errorf("settings/update: %w", err)
 	}
-	settings, err := admin.GetSettings(ctx, api.GetSettingsParams{PortalId: "self"})
+	// Each answer is a sum type of the declared statuses; the envelope of a 404 or a 413 is an error already.
+	res, err := admin.GetSettings(ctx, api.GetSettingsParams{PortalId: "self"})
 	if err != nil {
 		return fmt.Errorf("getSettings: %w", err)
+	}
+	settings, ok := res.(*api.SettingsResponse)
+	if !ok {
+		return fmt.Errorf("getSettings: %T, want *api.SettingsResponse", res)
 	}
 	if got, ok := settings.InformationalBanner.Get(); !ok || !reflect.DeepEqual(got, banner) {
 		return fmt.Errorf("getSettings: informationalBanner %+v, want %+v", settings.InformationalBanner, banner)
 	}
 
-	moved, err := memberClient.MoveItems(ctx, &api.MoveItemsForm{Items: api.ItemIDList{roads, parcels}, Folder: api.NewOptString(projects)},
+	movedRes, err := memberClient.MoveItems(ctx, &api.MoveItemsForm{Items: api.ItemIDList{roads, parcels}, Folder: api.NewOptString(projects)},
 		api.MoveItemsParams{UserName: member})
 	if err != nil {
 		return fmt.Errorf("moveItems: %w", err)
+	}
+	moved, ok := movedRes.(*api.ItemResultsResponse)
+	if !ok {
+		return fmt.Errorf("moveItems: %T, want *api.ItemResultsResponse", movedRes)
 	}
 	var ids []string
 	for _, r := range moved.Results {

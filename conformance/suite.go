@@ -131,11 +131,11 @@ func newSuite(t TB, target Target) (*suite, error) {
 	}
 	if target.Version != "" {
 		if _, ok := parseVersion(target.Version); !ok {
-			return nil, fmt.Errorf("Version %q: want major.minor, such as 11.1", target.Version)
+			return nil, fmt.Errorf("target version %q: want major.minor, such as 11.1", target.Version)
 		}
 	}
 	if d := target.Deployment; d != "" && d != "enterprise" && d != "online" {
-		return nil, fmt.Errorf("Deployment %q: want enterprise or online", d)
+		return nil, fmt.Errorf("target deployment %q: want enterprise or online", d)
 	}
 	doc, err := portalapi.LoadFor(base)
 	if err != nil {

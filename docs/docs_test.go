@@ -238,3 +238,79 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// The page shows what x-introduced-in, x-deployments and x-privileges say
+// (tools/redocly/extensions-in-docs.cjs writes them into descriptions), for
+// every operation and every property of the contract that has them.
+func TestReferenceShowsExtensions(t *testing.T) {
+	doc, err := portalapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := stateRe.FindSubmatch(docs.ReferenceHTML)
+	if m == nil {
+		t.Fatal("reference.html: no Redoc state")
+	}
+	type described struct {
+		Description string
+		Properties  map[string]described
+	}
+	var state struct {
+		Spec struct {
+			Data struct {
+				Paths      map[string]map[string]described
+				Components struct{ Schemas map[string]described }
+			}
+		}
+	}
+	if err := json.Unmarshal(m[1], &state); err != nil {
+		t.Fatal(err)
+	}
+	want := func(ext map[string]any, privileges bool) []string {
+		var out []string
+		if v, ok := ext["x-introduced-in"].(string); ok {
+			out = append(out, "**Since:** "+v)
+		}
+		if list, ok := ext["x-deployments"].([]any); ok {
+			for _, d := range list {
+				out = append(out, "**Deployments:** "+d.(string))
+			}
+		}
+		if list, ok := ext["x-privileges"].([]any); ok && privileges {
+			out = append(out, "**Privileges:**")
+			for _, p := range list {
+				out = append(out, "`"+p.(string)+"`")
+			}
+		}
+		return out
+	}
+	checked := 0
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			desc := state.Spec.Data.Paths[path][strings.ToLower(method)].Description
+			for _, w := range want(op.Extensions, true) {
+				checked++
+				if !strings.Contains(desc, w) {
+					t.Errorf("%s: the page does not show %q; run make docs", op.OperationID, w)
+				}
+			}
+		}
+	}
+	for name, ref := range doc.Components.Schemas {
+		for prop, p := range ref.Value.Properties {
+			if p.Ref != "" {
+				continue // shown where the schema it names is
+			}
+			desc := state.Spec.Data.Components.Schemas[name].Properties[prop].Description
+			for _, w := range want(p.Value.Extensions, false) {
+				checked++
+				if !strings.Contains(desc, w) {
+					t.Errorf("%s.%s: the page does not show %q; run make docs", name, prop, w)
+				}
+			}
+		}
+	}
+	if checked < 30 {
+		t.Errorf("%d facts checked: the contract lost its extensions?", checked)
+	}
+}

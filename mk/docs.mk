@@ -1,18 +1,22 @@
 # Reference documentation (docs/reference.html, built by Redocly from
 # openapi.yaml) and the breaking-change gate against the last release.
 
-.PHONY: docs check-docs test-docs tools-chromium check-breaking test-breaking changelog-api
+.PHONY: docs check-docs test-docs test-samples-ts tools-chromium check-breaking test-breaking changelog-api
 
-TEST_TARGETS += check-docs test-docs check-breaking test-breaking
+TEST_TARGETS += check-docs test-docs test-samples-ts check-breaking test-breaking
 
 CHROMIUM := /usr/bin/chromium
 # No usage data and no update check: a build must not depend on the network.
 REDOCLY_ENV := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
-# build-docs writes a page that loads Redoc from a CDN; inline-redoc.mjs
-# inlines the pinned bundle instead. $(1) is the output file.
+# bundle applies the decorators of tools/redocly/redocly.yaml (the version,
+# deployments and privileges written into descriptions), which build-docs
+# does not; build-docs writes a page that loads Redoc from a CDN, and
+# inline-redoc.mjs inlines the pinned bundle instead. $(1) is the output file.
 define build-docs
 tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-$(REDOCLY_ENV) $(REDOCLY) build-docs openapi.yaml --config tools/redocly/redocly.yaml \
+$(REDOCLY_ENV) $(REDOCLY) bundle openapi.yaml --config tools/redocly/redocly.yaml \
+  --output "$$tmp/openapi.yaml" >"$$tmp/log" 2>&1 || { cat "$$tmp/log"; exit 1; }; \
+$(REDOCLY_ENV) $(REDOCLY) build-docs "$$tmp/openapi.yaml" --config tools/redocly/redocly.yaml \
   --disableGoogleFont --output "$$tmp/redoc.html" >"$$tmp/log" 2>&1 || { cat "$$tmp/log"; exit 1; }; \
 node tools/redocly/inline-redoc.mjs "$$tmp/redoc.html" $(1)
 endef
@@ -30,6 +34,11 @@ check-docs: $(REDOCLY)
 
 tools-chromium:
 	@test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+
+## test-samples-ts: type-check the TypeScript x-codeSamples against clients/typescript
+test-samples-ts:
+	cd clients/typescript && { test -d node_modules || npm ci --no-audit --no-fund --loglevel=error; }
+	node docs/check-ts-samples.mjs
 
 ## test-docs: load docs/reference.html in headless Chromium
 test-docs: tools-chromium

@@ -88,3 +88,27 @@ func AcceptDeepSchemas(target *url.URL) http.Handler {
 		return false
 	})
 }
+
+// SuccessBesideError adds "success":false to every error envelope, an
+// answer that is both a success answer and an error.
+func SuccessBesideError(target *url.URL) http.Handler {
+	return rewrite(target, func(_ *http.Request, _ *http.Response, body map[string]any) bool {
+		if _, ok := body["error"]; ok {
+			body["success"] = false
+			return true
+		}
+		return false
+	})
+}
+
+// EmptySuccess answers {} for {"success":true}: neither a success answer
+// nor an error.
+func EmptySuccess(target *url.URL) http.Handler {
+	return rewrite(target, func(_ *http.Request, _ *http.Response, body map[string]any) bool {
+		if body["success"] == true && len(body) == 1 {
+			delete(body, "success")
+			return true
+		}
+		return false
+	})
+}

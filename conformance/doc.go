@@ -15,9 +15,18 @@
 // Every answer the suite receives, from every request of every check
 // (set-up and clean-up included, and requests that are invalid on purpose),
 // is validated against the contract with openapi3filter.ValidateResponse,
-// strictly: the route must exist, the status must be one the contract lists
-// (HTTP 200, for errors too) and the body must match the response schema.
-// This happens in an http.RoundTripper, so nothing escapes it.
+// strictly: the route must exist, the status must be HTTP 200 (for errors
+// too: the contract's 404 and 413 are transport failures no check provokes)
+// and the body must match the response schema. Two checks follow that
+// kin-openapi does not make: an answer is the error envelope alone or a
+// success answer holding what its schema's x-success-required lists, and
+// every null is one OpenAPI 3.0.3 admits (nullable beside a type, as
+// standard validators read it). This happens in an http.RoundTripper, so
+// nothing escapes it.
+//
+// Target.Version and Target.Deployment, when given, leave out by name the
+// example pairs written for other portals (x-introduced-in, x-deployments on
+// the request example, or on one of its x-setup pairs).
 //
 // The subtests are:
 //

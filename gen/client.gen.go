@@ -157,7 +157,7 @@ type ClientInterface interface {
 
 	// CreateFolderWithBody Create a folder
 	//
-	// Creates a folder for the user. Titles are unique per user (case-insensitive). Same callers as moveItems.
+	// Creates a folder for the user. Titles are unique per user, compared as sibling category titles are (trimmed, NFKC, case folding, invisible characters dropped). Same callers as moveItems.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -166,7 +166,7 @@ type ClientInterface interface {
 
 	// CreateFolderWithFormdataBody Create a folder
 	//
-	// Creates a folder for the user. Titles are unique per user (case-insensitive). Same callers as moveItems.
+	// Creates a folder for the user. Titles are unique per user, compared as sibling category titles are (trimmed, NFKC, case folding, invisible characters dropped). Same callers as moveItems.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -270,7 +270,11 @@ type ClientInterface interface {
 
 	// GenerateTokenWithBody Generate a token
 	//
-	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two weeks).
+	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
+	// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+	// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
+	// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
+	// unknown user name take the same time to refuse.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -279,7 +283,11 @@ type ClientInterface interface {
 
 	// GenerateTokenWithFormdataBody Generate a token
 	//
-	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two weeks).
+	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
+	// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+	// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
+	// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
+	// unknown user name take the same time to refuse.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -293,9 +301,14 @@ type ClientInterface interface {
 	//
 	// Limits: at most 3 levels (top-level categories are level 1) and 200 categories in all; the schema may
 	// not be empty. Breaking a limit answers 400 `ORG_1132` "Unable to assign member category schema." with a
-	// detail naming the rule and the figure. A title is a non-empty string without `/`, unique among its
-	// siblings (case-insensitive). Categories held by members that no longer exist in the new schema are
-	// removed from them.
+	// detail naming the rule and the figure; an absent, null or empty array (`{}`, `{"memberCategorySchema":null}`,
+	// `{"memberCategorySchema":[]}`) answers ORG_1132 too. The tree limits are judged first.
+	//
+	// A title is a non-empty string without `/` or control characters, stored trimmed and in Unicode NFC.
+	// Sibling titles are unique after trimming, NFKC, case folding and dropping invisible characters (so "Café"
+	// in NFC and NFD, "Planning" and "Planning ", "USA" and fullwidth "ＵＳＡ" are the same title); breaking a
+	// title rule answers 400 naming the node's path. Categories held by members are kept in the schema's own
+	// spelling; those that no longer exist in the new schema are removed from them.
 	//
 	// Who may call it: default administrators (`org_admin`) and members whose role holds
 	// `portal:admin:updateMemberCategorySchema`.
@@ -312,9 +325,14 @@ type ClientInterface interface {
 	//
 	// Limits: at most 3 levels (top-level categories are level 1) and 200 categories in all; the schema may
 	// not be empty. Breaking a limit answers 400 `ORG_1132` "Unable to assign member category schema." with a
-	// detail naming the rule and the figure. A title is a non-empty string without `/`, unique among its
-	// siblings (case-insensitive). Categories held by members that no longer exist in the new schema are
-	// removed from them.
+	// detail naming the rule and the figure; an absent, null or empty array (`{}`, `{"memberCategorySchema":null}`,
+	// `{"memberCategorySchema":[]}`) answers ORG_1132 too. The tree limits are judged first.
+	//
+	// A title is a non-empty string without `/` or control characters, stored trimmed and in Unicode NFC.
+	// Sibling titles are unique after trimming, NFKC, case folding and dropping invisible characters (so "Café"
+	// in NFC and NFD, "Planning" and "Planning ", "USA" and fullwidth "ＵＳＡ" are the same title); breaking a
+	// title rule answers 400 naming the node's path. Categories held by members are kept in the schema's own
+	// spelling; those that no longer exist in the new schema are removed from them.
 	//
 	// Who may call it: default administrators (`org_admin`) and members whose role holds
 	// `portal:admin:updateMemberCategorySchema`.
@@ -553,7 +571,7 @@ func (c *Client) AddItemWithFormdataBody(ctx context.Context, userName UserName,
 
 // CreateFolderWithBody Create a folder
 //
-// Creates a folder for the user. Titles are unique per user (case-insensitive). Same callers as moveItems.
+// Creates a folder for the user. Titles are unique per user, compared as sibling category titles are (trimmed, NFKC, case folding, invisible characters dropped). Same callers as moveItems.
 //
 // Takes any type of body and a specified content type.
 //
@@ -572,7 +590,7 @@ func (c *Client) CreateFolderWithBody(ctx context.Context, userName UserName, co
 
 // CreateFolderWithFormdataBody Create a folder
 //
-// Creates a folder for the user. Titles are unique per user (case-insensitive). Same callers as moveItems.
+// Creates a folder for the user. Titles are unique per user, compared as sibling category titles are (trimmed, NFKC, case folding, invisible characters dropped). Same callers as moveItems.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -776,7 +794,11 @@ func (c *Client) DeleteFolderWithFormdataBody(ctx context.Context, userName User
 
 // GenerateTokenWithBody Generate a token
 //
-// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two weeks).
+// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
+// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
+// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
+// unknown user name take the same time to refuse.
 //
 // Takes any type of body and a specified content type.
 //
@@ -795,7 +817,11 @@ func (c *Client) GenerateTokenWithBody(ctx context.Context, contentType string, 
 
 // GenerateTokenWithFormdataBody Generate a token
 //
-// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two weeks).
+// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
+// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
+// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
+// unknown user name take the same time to refuse.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -819,9 +845,14 @@ func (c *Client) GenerateTokenWithFormdataBody(ctx context.Context, body Generat
 //
 // Limits: at most 3 levels (top-level categories are level 1) and 200 categories in all; the schema may
 // not be empty. Breaking a limit answers 400 `ORG_1132` "Unable to assign member category schema." with a
-// detail naming the rule and the figure. A title is a non-empty string without `/`, unique among its
-// siblings (case-insensitive). Categories held by members that no longer exist in the new schema are
-// removed from them.
+// detail naming the rule and the figure; an absent, null or empty array (`{}`, `{"memberCategorySchema":null}`,
+// `{"memberCategorySchema":[]}`) answers ORG_1132 too. The tree limits are judged first.
+//
+// A title is a non-empty string without `/` or control characters, stored trimmed and in Unicode NFC.
+// Sibling titles are unique after trimming, NFKC, case folding and dropping invisible characters (so "Café"
+// in NFC and NFD, "Planning" and "Planning ", "USA" and fullwidth "ＵＳＡ" are the same title); breaking a
+// title rule answers 400 naming the node's path. Categories held by members are kept in the schema's own
+// spelling; those that no longer exist in the new schema are removed from them.
 //
 // Who may call it: default administrators (`org_admin`) and members whose role holds
 // `portal:admin:updateMemberCategorySchema`.
@@ -848,9 +879,14 @@ func (c *Client) AssignMemberCategorySchemaWithBody(ctx context.Context, portalI
 //
 // Limits: at most 3 levels (top-level categories are level 1) and 200 categories in all; the schema may
 // not be empty. Breaking a limit answers 400 `ORG_1132` "Unable to assign member category schema." with a
-// detail naming the rule and the figure. A title is a non-empty string without `/`, unique among its
-// siblings (case-insensitive). Categories held by members that no longer exist in the new schema are
-// removed from them.
+// detail naming the rule and the figure; an absent, null or empty array (`{}`, `{"memberCategorySchema":null}`,
+// `{"memberCategorySchema":[]}`) answers ORG_1132 too. The tree limits are judged first.
+//
+// A title is a non-empty string without `/` or control characters, stored trimmed and in Unicode NFC.
+// Sibling titles are unique after trimming, NFKC, case folding and dropping invisible characters (so "Café"
+// in NFC and NFD, "Planning" and "Planning ", "USA" and fullwidth "ＵＳＡ" are the same title); breaking a
+// title rule answers 400 naming the node's path. Categories held by members are kept in the schema's own
+// spelling; those that no longer exist in the new schema are removed from them.
 //
 // Who may call it: default administrators (`org_admin`) and members whose role holds
 // `portal:admin:updateMemberCategorySchema`.
@@ -2190,7 +2226,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateFolderWithBodyWithResponse Create a folder
 	//
-	// Creates a folder for the user. Titles are unique per user (case-insensitive). Same callers as moveItems.
+	// Creates a folder for the user. Titles are unique per user, compared as sibling category titles are (trimmed, NFKC, case folding, invisible characters dropped). Same callers as moveItems.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2199,7 +2235,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateFolderWithFormdataBodyWithResponse Create a folder
 	//
-	// Creates a folder for the user. Titles are unique per user (case-insensitive). Same callers as moveItems.
+	// Creates a folder for the user. Titles are unique per user, compared as sibling category titles are (trimmed, NFKC, case folding, invisible characters dropped). Same callers as moveItems.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2305,7 +2341,11 @@ type ClientWithResponsesInterface interface {
 
 	// GenerateTokenWithBodyWithResponse Generate a token
 	//
-	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two weeks).
+	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
+	// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+	// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
+	// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
+	// unknown user name take the same time to refuse.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2314,7 +2354,11 @@ type ClientWithResponsesInterface interface {
 
 	// GenerateTokenWithFormdataBodyWithResponse Generate a token
 	//
-	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two weeks).
+	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
+	// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+	// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
+	// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
+	// unknown user name take the same time to refuse.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2328,9 +2372,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// Limits: at most 3 levels (top-level categories are level 1) and 200 categories in all; the schema may
 	// not be empty. Breaking a limit answers 400 `ORG_1132` "Unable to assign member category schema." with a
-	// detail naming the rule and the figure. A title is a non-empty string without `/`, unique among its
-	// siblings (case-insensitive). Categories held by members that no longer exist in the new schema are
-	// removed from them.
+	// detail naming the rule and the figure; an absent, null or empty array (`{}`, `{"memberCategorySchema":null}`,
+	// `{"memberCategorySchema":[]}`) answers ORG_1132 too. The tree limits are judged first.
+	//
+	// A title is a non-empty string without `/` or control characters, stored trimmed and in Unicode NFC.
+	// Sibling titles are unique after trimming, NFKC, case folding and dropping invisible characters (so "Café"
+	// in NFC and NFD, "Planning" and "Planning ", "USA" and fullwidth "ＵＳＡ" are the same title); breaking a
+	// title rule answers 400 naming the node's path. Categories held by members are kept in the schema's own
+	// spelling; those that no longer exist in the new schema are removed from them.
 	//
 	// Who may call it: default administrators (`org_admin`) and members whose role holds
 	// `portal:admin:updateMemberCategorySchema`.
@@ -2347,9 +2396,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// Limits: at most 3 levels (top-level categories are level 1) and 200 categories in all; the schema may
 	// not be empty. Breaking a limit answers 400 `ORG_1132` "Unable to assign member category schema." with a
-	// detail naming the rule and the figure. A title is a non-empty string without `/`, unique among its
-	// siblings (case-insensitive). Categories held by members that no longer exist in the new schema are
-	// removed from them.
+	// detail naming the rule and the figure; an absent, null or empty array (`{}`, `{"memberCategorySchema":null}`,
+	// `{"memberCategorySchema":[]}`) answers ORG_1132 too. The tree limits are judged first.
+	//
+	// A title is a non-empty string without `/` or control characters, stored trimmed and in Unicode NFC.
+	// Sibling titles are unique after trimming, NFKC, case folding and dropping invisible characters (so "Café"
+	// in NFC and NFD, "Planning" and "Planning ", "USA" and fullwidth "ＵＳＡ" are the same title); breaking a
+	// title rule answers 400 naming the node's path. Categories held by members are kept in the schema's own
+	// spelling; those that no longer exist in the new schema are removed from them.
 	//
 	// Who may call it: default administrators (`org_admin`) and members whose role holds
 	// `portal:admin:updateMemberCategorySchema`.
@@ -3562,7 +3616,7 @@ func (c *ClientWithResponses) AddItemWithFormdataBodyWithResponse(ctx context.Co
 
 // CreateFolderWithBodyWithResponse Create a folder
 //
-// Creates a folder for the user. Titles are unique per user (case-insensitive). Same callers as moveItems.
+// Creates a folder for the user. Titles are unique per user, compared as sibling category titles are (trimmed, NFKC, case folding, invisible characters dropped). Same callers as moveItems.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3577,7 +3631,7 @@ func (c *ClientWithResponses) CreateFolderWithBodyWithResponse(ctx context.Conte
 
 // CreateFolderWithFormdataBodyWithResponse Create a folder
 //
-// Creates a folder for the user. Titles are unique per user (case-insensitive). Same callers as moveItems.
+// Creates a folder for the user. Titles are unique per user, compared as sibling category titles are (trimmed, NFKC, case folding, invisible characters dropped). Same callers as moveItems.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3743,7 +3797,11 @@ func (c *ClientWithResponses) DeleteFolderWithFormdataBodyWithResponse(ctx conte
 
 // GenerateTokenWithBodyWithResponse Generate a token
 //
-// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two weeks).
+// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
+// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
+// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
+// unknown user name take the same time to refuse.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3758,7 +3816,11 @@ func (c *ClientWithResponses) GenerateTokenWithBodyWithResponse(ctx context.Cont
 
 // GenerateTokenWithFormdataBodyWithResponse Generate a token
 //
-// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two weeks).
+// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
+// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
+// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
+// unknown user name take the same time to refuse.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -3778,9 +3840,14 @@ func (c *ClientWithResponses) GenerateTokenWithFormdataBodyWithResponse(ctx cont
 //
 // Limits: at most 3 levels (top-level categories are level 1) and 200 categories in all; the schema may
 // not be empty. Breaking a limit answers 400 `ORG_1132` "Unable to assign member category schema." with a
-// detail naming the rule and the figure. A title is a non-empty string without `/`, unique among its
-// siblings (case-insensitive). Categories held by members that no longer exist in the new schema are
-// removed from them.
+// detail naming the rule and the figure; an absent, null or empty array (`{}`, `{"memberCategorySchema":null}`,
+// `{"memberCategorySchema":[]}`) answers ORG_1132 too. The tree limits are judged first.
+//
+// A title is a non-empty string without `/` or control characters, stored trimmed and in Unicode NFC.
+// Sibling titles are unique after trimming, NFKC, case folding and dropping invisible characters (so "Café"
+// in NFC and NFD, "Planning" and "Planning ", "USA" and fullwidth "ＵＳＡ" are the same title); breaking a
+// title rule answers 400 naming the node's path. Categories held by members are kept in the schema's own
+// spelling; those that no longer exist in the new schema are removed from them.
 //
 // Who may call it: default administrators (`org_admin`) and members whose role holds
 // `portal:admin:updateMemberCategorySchema`.
@@ -3803,9 +3870,14 @@ func (c *ClientWithResponses) AssignMemberCategorySchemaWithBodyWithResponse(ctx
 //
 // Limits: at most 3 levels (top-level categories are level 1) and 200 categories in all; the schema may
 // not be empty. Breaking a limit answers 400 `ORG_1132` "Unable to assign member category schema." with a
-// detail naming the rule and the figure. A title is a non-empty string without `/`, unique among its
-// siblings (case-insensitive). Categories held by members that no longer exist in the new schema are
-// removed from them.
+// detail naming the rule and the figure; an absent, null or empty array (`{}`, `{"memberCategorySchema":null}`,
+// `{"memberCategorySchema":[]}`) answers ORG_1132 too. The tree limits are judged first.
+//
+// A title is a non-empty string without `/` or control characters, stored trimmed and in Unicode NFC.
+// Sibling titles are unique after trimming, NFKC, case folding and dropping invisible characters (so "Café"
+// in NFC and NFD, "Planning" and "Planning ", "USA" and fullwidth "ＵＳＡ" are the same title); breaking a
+// title rule answers 400 naming the node's path. Categories held by members are kept in the schema's own
+// spelling; those that no longer exist in the new schema are removed from them.
 //
 // Who may call it: default administrators (`org_admin`) and members whose role holds
 // `portal:admin:updateMemberCategorySchema`.

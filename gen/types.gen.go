@@ -121,7 +121,9 @@ type AssignMemberCategorySchemaForm struct {
 	MemberCategorySchema wire.JSON[MemberCategorySchema] `json:"memberCategorySchema"`
 }
 
-// CategoryNode A category and its optional sub-categories. Titles are unique among siblings, case-insensitive (`x-unique-among-siblings`).
+// CategoryNode A category and its optional sub-categories. Titles are stored trimmed and in NFC, hold no control
+// character, and are unique among siblings after trimming, NFKC, case folding and dropping invisible
+// characters (`x-unique-among-siblings`), as assignMemberCategorySchema judges after the tree limits.
 type CategoryNode struct {
 	Categories *[]CategoryNode `json:"categories,omitempty"`
 	Title      string          `json:"title"`
@@ -154,7 +156,7 @@ type DeleteItemsForm struct {
 
 // ErrorBody defines model for ErrorBody.
 type ErrorBody struct {
-	// Code HTTP-like status: 400, 403, 404, 413, 498, 499, 500.
+	// Code HTTP-like status: 400, 403, 404, 413, 429, 498, 499, 500.
 	Code    int32    `json:"code"`
 	Details []string `json:"details"`
 	Message string   `json:"message"`
@@ -389,7 +391,9 @@ type NewItemResponse struct {
 }
 
 // PortalConfigProperties Advanced portal configuration properties of a self-hosted deployment (11.0 and later). They replace edits
-// to the former editable portal configuration file, whose properties are not migrated on upgrade.
+// to the former editable portal configuration file, whose properties are not migrated on upgrade. What is
+// stored stays bounded: at most 200 keys (`x-max-stored-keys`) and 64 KiB of JSON in all
+// (`x-max-stored-bytes`); an update beyond either answers 400 naming the limit.
 //
 // Further properties exist whose names are not part of this contract; they are accepted as additional
 // properties holding a JSON scalar or array, and returned by the settings read:
@@ -466,7 +470,9 @@ type SettingsResponse struct {
 	InformationalBanner *InformationalBanner `json:"informationalBanner,omitempty"`
 
 	// PortalConfigProperties Advanced portal configuration properties of a self-hosted deployment (11.0 and later). They replace edits
-	// to the former editable portal configuration file, whose properties are not migrated on upgrade.
+	// to the former editable portal configuration file, whose properties are not migrated on upgrade. What is
+	// stored stays bounded: at most 200 keys (`x-max-stored-keys`) and 64 KiB of JSON in all
+	// (`x-max-stored-bytes`); an update beyond either answers 400 naming the limit.
 	//
 	// Further properties exist whose names are not part of this contract; they are accepted as additional
 	// properties holding a JSON scalar or array, and returned by the settings read:
@@ -592,7 +598,7 @@ type GetUserContentParams struct {
 	// Start 1-based index of the first entry of the page.
 	Start *Start `form:"start,omitempty" json:"start,omitempty"`
 
-	// Num Entries per page.
+	// Num Entries per page; 0 answers only the total, with `nextStart` -1.
 	Num *Num `form:"num,omitempty" json:"num,omitempty"`
 
 	// F Response format.
@@ -604,7 +610,7 @@ type GetFolderContentParams struct {
 	// Start 1-based index of the first entry of the page.
 	Start *Start `form:"start,omitempty" json:"start,omitempty"`
 
-	// Num Entries per page.
+	// Num Entries per page; 0 answers only the total, with `nextStart` -1.
 	Num *Num `form:"num,omitempty" json:"num,omitempty"`
 
 	// F Response format.
@@ -625,13 +631,13 @@ type GetSettingsParams struct {
 
 // ListMembersParams defines parameters for ListMembers.
 type ListMembersParams struct {
-	// Categories Category paths, comma-separated, such as `/Office Location/USA`.
+	// Categories Category paths, comma-separated, such as `/Office Location/USA`, or a JSON array of strings (`["/Cities/Portland, Maine"]`), which a path holding a comma needs.
 	Categories *[]string `form:"categories,omitempty" json:"categories,omitempty"`
 
 	// Start 1-based index of the first entry of the page.
 	Start *Start `form:"start,omitempty" json:"start,omitempty"`
 
-	// Num Entries per page.
+	// Num Entries per page; 0 answers only the total, with `nextStart` -1.
 	Num *Num `form:"num,omitempty" json:"num,omitempty"`
 
 	// F Response format.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,7 +69,8 @@ func TestFloodOfLargeAnonymousBodies(t *testing.T) {
 		size    = 1 << 20
 		limit   = 150 << 20
 	)
-	p := startPortald(t)
+	// The default store, a file, kept out of the source tree.
+	p := startPortald(t, "-db", filepath.Join(t.TempDir(), "portal.db"))
 	pid := p.cmd.Process.Pid
 	body := []byte("informationalBanner=" + strings.Repeat("x", size-len("informationalBanner=")))
 	tr := &http.Transport{MaxIdleConnsPerHost: -1, DisableKeepAlives: true}

@@ -12,14 +12,6 @@ import (
 	"github.com/orgportal/portal-api/server"
 )
 
-// Bounds of the stored portalConfigProperties (api.md). The contract may
-// state them on PortalConfigProperties as x-max-stored-keys and
-// x-max-stored-bytes, which then decide.
-const (
-	portalConfigMaxKeys  = 200
-	portalConfigMaxBytes = 64 << 10
-)
-
 // categoryTitlePattern is the one pattern of CategoryNode.title the rules
 // implement (no '/', not empty); another one in the contract stops start-up.
 const categoryTitlePattern = `^[^/]+$`
@@ -52,8 +44,8 @@ func limitsFromSpec(doc *openapi3.T) (server.Limits, error) {
 		NoticeButtons:          r.enum(r.prop(notice, "buttons"), "AccessNotice.buttons"),
 		FooterLinkTypes:        r.enum(r.prop(r.schema("FooterMailLink"), "type"), "FooterMailLink.type"),
 		HostNameMaxLength:      r.maxLength(hostItem, "PortalConfigProperties.httpsDomains.items"),
-		PortalConfigMaxKeys:    r.optionalIntExt(config, "x-max-stored-keys", portalConfigMaxKeys),
-		PortalConfigMaxBytes:   r.optionalIntExt(config, "x-max-stored-bytes", portalConfigMaxBytes),
+		PortalConfigMaxKeys:    r.intExt(config, "PortalConfigProperties", "x-max-stored-keys"),
+		PortalConfigMaxBytes:   r.intExt(config, "PortalConfigProperties", "x-max-stored-bytes"),
 	}
 	if hostItem != nil {
 		var err error
@@ -140,16 +132,6 @@ func (r *specReader) intExt(s *openapi3.Schema, where, ext string) int {
 		return 0
 	}
 	return int(v)
-}
-
-func (r *specReader) optionalIntExt(s *openapi3.Schema, ext string, fallback int) int {
-	if s == nil {
-		return 0
-	}
-	if _, ok := s.Extensions[ext]; !ok {
-		return fallback
-	}
-	return r.intExt(s, "PortalConfigProperties", ext)
 }
 
 func (r *specReader) strings(s *openapi3.Schema, where, ext string) []string {

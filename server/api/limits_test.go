@@ -54,8 +54,8 @@ func TestLimitsFollowTheContract(t *testing.T) {
 		{"host name maxLength", uint64(l.HostNameMaxLength), *hosts.MaxLength},
 		{"host name pattern", l.HostName.String(), hosts.Pattern},
 		{"token expiration", l.TokenMaxExpiration, time.Duration(*sc("GenerateTokenForm").Properties["expiration"].Value.Max) * time.Minute},
-		{"stored configuration keys", l.PortalConfigMaxKeys, 200},
-		{"stored configuration bytes", l.PortalConfigMaxBytes, 65536},
+		{"x-max-stored-keys", float64(l.PortalConfigMaxKeys), ext("PortalConfigProperties", "x-max-stored-keys")},
+		{"x-max-stored-bytes", float64(l.PortalConfigMaxBytes), ext("PortalConfigProperties", "x-max-stored-bytes")},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: the rules use %v, the contract says %v", c.what, c.got, c.want)

@@ -74,9 +74,14 @@ export interface paths {
          *
          *     Limits: at most 3 levels (top-level categories are level 1) and 200 categories in all; the schema may
          *     not be empty. Breaking a limit answers 400 `ORG_1132` "Unable to assign member category schema." with a
-         *     detail naming the rule and the figure. A title is a non-empty string without `/`, unique among its
-         *     siblings (case-insensitive). Categories held by members that no longer exist in the new schema are
-         *     removed from them.
+         *     detail naming the rule and the figure; an absent, null or empty array (`{}`, `{"memberCategorySchema":null}`,
+         *     `{"memberCategorySchema":[]}`) answers ORG_1132 too. The tree limits are judged first.
+         *
+         *     A title is a non-empty string without `/` or control characters, stored trimmed and in Unicode NFC.
+         *     Sibling titles are unique after trimming, NFKC, case folding and dropping invisible characters (so "Café"
+         *     in NFC and NFD, "Planning" and "Planning ", "USA" and fullwidth "ＵＳＡ" are the same title); breaking a
+         *     title rule answers 400 naming the node's path. Categories held by members are kept in the schema's own
+         *     spelling; those that no longer exist in the new schema are removed from them.
          *
          *     Who may call it: default administrators (`org_admin`) and members whose role holds
          *     `portal:admin:updateMemberCategorySchema`.
@@ -301,7 +306,7 @@ export interface paths {
         put?: never;
         /**
          * Create a folder
-         * @description Creates a folder for the user. Titles are unique per user (case-insensitive). Same callers as moveItems.
+         * @description Creates a folder for the user. Titles are unique per user, compared as sibling category titles are (trimmed, NFKC, case folding, invisible characters dropped). Same callers as moveItems.
          */
         post: operations["createFolder"];
         delete?: never;
@@ -401,7 +406,11 @@ export interface paths {
         put?: never;
         /**
          * Generate a token
-         * @description Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two weeks).
+         * @description Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
+         *     weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+         *     attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
+         *     later.", with a detail saying when to try again. A success clears the user name's count. A known and an
+         *     unknown user name take the same time to refuse.
          */
         post: operations["generateToken"];
         delete?: never;
@@ -471,7 +480,9 @@ export interface components {
         Color: string;
         /**
          * @description Advanced portal configuration properties of a self-hosted deployment (11.0 and later). They replace edits
-         *     to the former editable portal configuration file, whose properties are not migrated on upgrade.
+         *     to the former editable portal configuration file, whose properties are not migrated on upgrade. What is
+         *     stored stays bounded: at most 200 keys (`x-max-stored-keys`) and 64 KiB of JSON in all
+         *     (`x-max-stored-bytes`); an update beyond either answers 400 naming the limit.
          *
          *     Further properties exist whose names are not part of this contract; they are accepted as additional
          *     properties holding a JSON scalar or array, and returned by the settings read:
@@ -573,7 +584,11 @@ export interface components {
         MemberCategorySchema: {
             memberCategorySchema: components["schemas"]["CategoryNode"][];
         };
-        /** @description A category and its optional sub-categories. Titles are unique among siblings, case-insensitive (`x-unique-among-siblings`). */
+        /**
+         * @description A category and its optional sub-categories. Titles are stored trimmed and in NFC, hold no control
+         *     character, and are unique among siblings after trimming, NFKC, case folding and dropping invisible
+         *     characters (`x-unique-among-siblings`), as assignMemberCategorySchema judges after the tree limits.
+         */
         CategoryNode: {
             title: string;
             categories?: components["schemas"]["CategoryNode"][];
@@ -632,7 +647,7 @@ export interface components {
         ErrorBody: {
             /**
              * Format: int32
-             * @description HTTP-like status: 400, 403, 404, 413, 498, 499, 500.
+             * @description HTTP-like status: 400, 403, 404, 413, 429, 498, 499, 500.
              */
             code: number;
             /** @description Machine-readable code, such as `ORG_1132` or `GWM_0003`. */
@@ -870,7 +885,7 @@ export interface components {
         F: components["schemas"]["Format"];
         /** @description 1-based index of the first entry of the page. */
         Start: number;
-        /** @description Entries per page. */
+        /** @description Entries per page; 0 answers only the total, with `nextStart` -1. */
         Num: number;
     };
     requestBodies: never;
@@ -1040,11 +1055,11 @@ export interface operations {
     listMembers: {
         parameters: {
             query?: {
-                /** @description Category paths, comma-separated, such as `/Office Location/USA`. */
+                /** @description Category paths, comma-separated, such as `/Office Location/USA`, or a JSON array of strings (`["/Cities/Portland, Maine"]`), which a path holding a comma needs. */
                 categories?: string[];
                 /** @description 1-based index of the first entry of the page. */
                 start?: components["parameters"]["Start"];
-                /** @description Entries per page. */
+                /** @description Entries per page; 0 answers only the total, with `nextStart` -1. */
                 num?: components["parameters"]["Num"];
                 /** @description Response format. */
                 f?: components["parameters"]["F"];
@@ -1174,7 +1189,7 @@ export interface operations {
             query?: {
                 /** @description 1-based index of the first entry of the page. */
                 start?: components["parameters"]["Start"];
-                /** @description Entries per page. */
+                /** @description Entries per page; 0 answers only the total, with `nextStart` -1. */
                 num?: components["parameters"]["Num"];
                 /** @description Response format. */
                 f?: components["parameters"]["F"];
@@ -1209,7 +1224,7 @@ export interface operations {
             query?: {
                 /** @description 1-based index of the first entry of the page. */
                 start?: components["parameters"]["Start"];
-                /** @description Entries per page. */
+                /** @description Entries per page; 0 answers only the total, with `nextStart` -1. */
                 num?: components["parameters"]["Num"];
                 /** @description Response format. */
                 f?: components["parameters"]["F"];

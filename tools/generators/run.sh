@@ -34,7 +34,7 @@ failed=()
 for g in "$@"; do
   echo "== $g"
   dir=$here/$g
-  curl -fsS -X POST "$origin/emulator/reset" >/dev/null
+  curl -fsS -X POST -H 'Content-Type: application/json' "$origin/emulator/reset" >/dev/null
   rm -rf "$dir/gen" "$dir/build"
   if [ -f "$dir/package.json" ]; then
     step() { (cd "$dir" && npm run --silent generate && npm run --silent build && PORTAL_BASE=$base npm run --silent check); }

@@ -39,6 +39,9 @@ type Config struct {
 	// BodyBytesInFlight bounds the bytes of all request bodies being read or
 	// worked on at once; DefaultBodyBytesInFlight when 0.
 	BodyBytesInFlight int64
+	// Hooks, when set, sees every call to an operation and may inject
+	// faults (package emulator).
+	Hooks Hooks
 }
 
 // DefaultBodyBytesInFlight is the default bound on the bytes of all bodies
@@ -59,6 +62,7 @@ type srv struct {
 type API struct {
 	http.Handler
 	svc *server.Service
+	ops map[string]*operation
 }
 
 // ForgetTokens empties the token cache, for an owner that reset the store
@@ -137,7 +141,7 @@ func New(cfg Config) (*API, error) {
 		c.SetRequest(c.Request().WithContext(&call{Context: c.Request().Context(), pretty: q.Get("f") == "pjson"}))
 		return errNotFound
 	})
-	return &API{Handler: e, svc: s.svc}, nil
+	return &API{Handler: e, svc: s.svc, ops: ops}, nil
 }
 
 // groupRouter lets the generated registration add its routes to a group.
@@ -213,6 +217,9 @@ func writeResponse(f gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 		resp, err := f(c, request)
 		if err != nil || resp == nil {
 			return nil, err
+		}
+		if cl := callOf(c.Request().Context()); cl != nil && cl.hook != nil {
+			cl.answer = resp
 		}
 		if resp == succeeded {
 			if cl := callOf(c.Request().Context()); cl == nil || !cl.pretty {

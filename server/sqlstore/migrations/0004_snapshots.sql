@@ -1,0 +1,82 @@
+-- Named snapshots of the whole store, for the emulator: a copy of every data
+-- table's rows under the snapshot's name. They live in the store so that
+-- they survive a restart and replicas on one PostgreSQL database share them.
+
+CREATE TABLE snapshots (
+    name       TEXT PRIMARY KEY,
+    created_ms BIGINT NOT NULL
+);
+
+CREATE TABLE snapshot_organizations (
+    snapshot TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    name     TEXT NOT NULL
+);
+CREATE INDEX snapshot_organizations_name ON snapshot_organizations (snapshot);
+
+CREATE TABLE snapshot_roles (
+    snapshot   TEXT NOT NULL,
+    org_id     TEXT NOT NULL,
+    id         TEXT NOT NULL,
+    privileges TEXT NOT NULL
+);
+CREATE INDEX snapshot_roles_name ON snapshot_roles (snapshot);
+
+CREATE TABLE snapshot_users (
+    snapshot      TEXT NOT NULL,
+    username      TEXT NOT NULL,
+    org_id        TEXT NOT NULL,
+    full_name     TEXT NOT NULL,
+    role          TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    categories    TEXT NOT NULL
+);
+CREATE INDEX snapshot_users_name ON snapshot_users (snapshot);
+
+CREATE TABLE snapshot_tokens (
+    snapshot   TEXT NOT NULL,
+    token      TEXT NOT NULL,
+    username   TEXT NOT NULL,
+    expires_ms BIGINT NOT NULL
+);
+CREATE INDEX snapshot_tokens_name ON snapshot_tokens (snapshot);
+
+CREATE TABLE snapshot_settings (
+    snapshot             TEXT NOT NULL,
+    org_id               TEXT NOT NULL,
+    anonymous_notice     TEXT,
+    authenticated_notice TEXT,
+    banner               TEXT,
+    portal_config        TEXT
+);
+CREATE INDEX snapshot_settings_name ON snapshot_settings (snapshot);
+
+CREATE TABLE snapshot_category_schemas (
+    snapshot TEXT NOT NULL,
+    org_id   TEXT NOT NULL,
+    schema   TEXT NOT NULL
+);
+CREATE INDEX snapshot_category_schemas_name ON snapshot_category_schemas (snapshot);
+
+CREATE TABLE snapshot_folders (
+    snapshot   TEXT NOT NULL,
+    id         TEXT NOT NULL,
+    owner      TEXT NOT NULL,
+    title      TEXT NOT NULL,
+    created_ms BIGINT NOT NULL
+);
+CREATE INDEX snapshot_folders_name ON snapshot_folders (snapshot);
+
+CREATE TABLE snapshot_items (
+    snapshot    TEXT NOT NULL,
+    id          TEXT NOT NULL,
+    owner       TEXT NOT NULL,
+    folder_id   TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    description TEXT NOT NULL,
+    tags        TEXT NOT NULL,
+    created_ms  BIGINT NOT NULL,
+    modified_ms BIGINT NOT NULL
+);
+CREATE INDEX snapshot_items_name ON snapshot_items (snapshot);

@@ -33,9 +33,9 @@ type Request struct {
 
 // RequestAnswer is how a call was answered.
 type RequestAnswer struct {
-	Status      int    `json:"status"`            // the HTTP status
-	Success     bool   `json:"success"`           // no error envelope
-	Code        int    `json:"code,omitempty"`    // the error envelope's code
+	Status      int    `json:"status"`         // the HTTP status
+	Success     bool   `json:"success"`        // no error envelope
+	Code        int    `json:"code,omitempty"` // the error envelope's code
 	MessageCode string `json:"messageCode,omitempty"`
 	FailedItems int    `json:"failedItems,omitempty"` // moveItems, deleteItems: results that failed
 	Dropped     bool   `json:"dropped,omitempty"`     // the connection was closed without an answer

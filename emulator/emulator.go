@@ -149,6 +149,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.admin.ServeHTTP(w, r)
 		return
 	}
+	if s.serveContract(w, r) {
+		return
+	}
 	s.api.ServeHTTP(w, r)
 }
 

@@ -1,6 +1,11 @@
 package emulator
 
-import "net/http"
+import (
+	"net/http"
+
+	portalapi "github.com/orgportal/portal-api"
+	"github.com/orgportal/portal-api/docs"
+)
 
 // routes adds the endpoints of emulator.yaml besides reset.
 func (s *Server) routes(handle func(pattern string, h func(r *http.Request) (any, error))) {
@@ -18,4 +23,29 @@ func (s *Server) routes(handle func(pattern string, h func(r *http.Request) (any
 	handle("DELETE /emulator/requests", s.handleClearRequests)
 	handle("GET /emulator/clock", s.handleGetClock)
 	handle("POST /emulator/clock", s.handleSetClock)
+}
+
+// serveContract answers GET /emulator.yaml and /docs/emulator, the contract
+// of the emulator's endpoints and its rendered reference, beside the
+// portal's /openapi.yaml and /docs.
+func (s *Server) serveContract(w http.ResponseWriter, r *http.Request) bool {
+	var body []byte
+	var ctype string
+	switch r.URL.Path {
+	case "/emulator.yaml":
+		body, ctype = portalapi.EmulatorYAML, "application/yaml; charset=utf-8"
+	case "/docs/emulator":
+		body, ctype = docs.EmulatorHTML, "text/html; charset=utf-8"
+	default:
+		return false
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		_, _ = w.Write(body)
+	}
+	return true
 }

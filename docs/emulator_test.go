@@ -35,7 +35,7 @@ func TestEmulatorReferenceMatchesContract(t *testing.T) {
 	var state struct {
 		Spec struct {
 			Data struct {
-				Info  struct{ Version string }
+				Info struct{ Version string }
 				// A path item holds its parameters beside its operations.
 				Paths map[string]map[string]json.RawMessage
 			}

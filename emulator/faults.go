@@ -112,7 +112,7 @@ func (fs *faults) pick(c *api.Call) *api.Fault {
 
 func (r *rule) matches(c *api.Call) bool {
 	for k, want := range r.Match {
-		got, isPath := c.PathParams[k]
+		got, isPath := c.PathParam(k)
 		switch {
 		case isPath:
 		case k == "token":

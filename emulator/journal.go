@@ -1,10 +1,13 @@
 package emulator
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/orgportal/portal-api/server/api"
 )
@@ -42,27 +45,36 @@ type RequestAnswer struct {
 }
 
 // journal keeps the last size calls, oldest first.
+//
+// Each entry is kept as the JSON of its Request, written by hand (see
+// appendRequest): the decoded parameters of 10,000 calls kept as Go values
+// are a graph of maps the garbage collector traces again and again, and
+// encoding/json's reflection cost settings/update a tenth of its CPU.
 type journal struct {
 	mu   sync.Mutex
 	size int
-	buf  []Request // a ring once full
-	head int       // index of the oldest entry once full
+	buf  []entry // a ring once full
+	head int     // index of the oldest entry once full
 	seq  int64
 }
 
-func (j *journal) add(e Request) {
+type entry struct {
+	seq       int64
+	time      time.Time
+	operation string
+	raw       []byte // the Request as JSON, without its seq and time
+}
+
+func (j *journal) add(at time.Time, operation string, raw []byte) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
-	e.Seq = j.seq
-	if j.size <= 0 {
-		return
-	}
+	en := entry{seq: j.seq, time: at, operation: operation, raw: raw}
 	if len(j.buf) < j.size {
-		j.buf = append(j.buf, e)
+		j.buf = append(j.buf, en)
 		return
 	}
-	j.buf[j.head] = e
+	j.buf[j.head] = en
 	j.head = (j.head + 1) % j.size
 }
 
@@ -70,17 +82,22 @@ func (j *journal) add(e Request) {
 // since, oldest first, at most limit (all when 0).
 func (j *journal) list(operation string, since int64, limit int) []Request {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	out := []Request{}
+	var picked []entry
 	for i := range j.buf {
 		e := j.buf[(j.head+i)%len(j.buf)]
-		if e.Seq <= since || (operation != "" && e.Operation != operation) {
+		if e.seq <= since || (operation != "" && e.operation != operation) {
 			continue
 		}
-		out = append(out, e)
-		if limit > 0 && len(out) == limit {
+		picked = append(picked, e)
+		if limit > 0 && len(picked) == limit {
 			break
 		}
+	}
+	j.mu.Unlock()
+	out := make([]Request, len(picked))
+	for i, e := range picked {
+		_ = json.Unmarshal(e.raw, &out[i])
+		out[i].Seq, out[i].Time = e.seq, e.time.UTC()
 	}
 	return out
 }
@@ -92,36 +109,192 @@ func (j *journal) clear() {
 }
 
 // Observe implements api.Hooks: it records the call in the journal.
-func (h hooks) Observe(c *api.Call, a *api.Answer) {
+func (h hooks) Observe(c *api.Call, a api.Answer) {
 	s := h.s
-	params := make(map[string]any, len(c.Params)+len(c.PathParams)+1)
-	for k, v := range c.PathParams {
-		params[k] = v
+	if s.journal.size <= 0 {
+		return
 	}
-	for k, v := range c.Params {
-		if k == "password" {
-			v = "(redacted)"
+	size := 256 + len(c.Path)
+	for _, vs := range c.Form {
+		for _, v := range vs {
+			size += len(v) + 16
 		}
-		params[k] = v
+	}
+	s.journal.add(s.clock.now(), c.Operation, appendRequest(make([]byte, 0, size), c, &a))
+}
+
+// appendRequest appends the JSON of the call's Request, without its seq and
+// time.
+func appendRequest(b []byte, c *api.Call, a *api.Answer) []byte {
+	b = append(b, `{"operation":`...)
+	b = appendString(b, c.Operation)
+	b = append(b, `,"method":`...)
+	b = appendString(b, c.Method)
+	b = append(b, `,"path":`...)
+	b = appendString(b, c.Path)
+	b = append(b, `,"params":{`...)
+	b = appendParams(b, c)
+	b = append(b, '}')
+	if c.User != "" {
+		b = append(b, `,"caller":`...)
+		b = appendString(b, c.User)
+	}
+	b = append(b, `,"answer":{"status":`...)
+	b = strconv.AppendInt(b, int64(a.Status), 10)
+	b = append(b, `,"success":`...)
+	b = strconv.AppendBool(b, a.Code == 0 && !a.Dropped && a.Status < 300)
+	if a.Code != 0 {
+		b = append(b, `,"code":`...)
+		b = strconv.AppendInt(b, int64(a.Code), 10)
+	}
+	if a.MessageCode != "" {
+		b = append(b, `,"messageCode":`...)
+		b = appendString(b, a.MessageCode)
+	}
+	if a.FailedItems != 0 {
+		b = append(b, `,"failedItems":`...)
+		b = strconv.AppendInt(b, int64(a.FailedItems), 10)
+	}
+	if a.Dropped {
+		b = append(b, `,"dropped":true`...)
+	}
+	b = append(b, '}')
+	if a.Fault != "" {
+		b = append(b, `,"fault":`...)
+		b = appendString(b, a.Fault)
+	}
+	// Milliseconds to the microsecond, without float formatting.
+	us := a.Duration.Microseconds()
+	b = append(b, `,"durationMs":`...)
+	b = strconv.AppendInt(b, us/1000, 10)
+	b = append(b, '.', byte('0'+us/100%10), byte('0'+us/10%10), byte('0'+us%10))
+	return append(b, '}')
+}
+
+// appendParams writes the call's parameters as decoded: path parameters,
+// then each form parameter, a JSON document as JSON, an id list as an
+// array; the token as the user name it stands for, a password redacted.
+func appendParams(b []byte, c *api.Call) []byte {
+	first := true
+	key := func(k string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, k)
+		b = append(b, ':')
+	}
+	for i, k := range c.ParamNames {
+		if i < len(c.ParamValues) {
+			key(k)
+			b = appendString(b, c.ParamValues[i])
+		}
+	}
+	for k, vs := range c.Form {
+		if _, isPath := c.PathParam(k); isPath || len(vs) == 0 {
+			continue
+		}
+		key(k)
+		if k == "password" {
+			b = append(b, `"(redacted)"`...)
+			continue
+		}
+		b = appendValue(b, vs, c.Fields[k])
 	}
 	if c.Token != "" {
-		// Never the token itself: the journal is read by whoever may call
-		// the emulator's endpoints.
+		// Never the token itself: whoever may call the emulator's
+		// endpoints reads the journal.
 		who := c.User
 		if who == "" {
 			who = "(invalid token)"
 		}
-		params["token"] = who
+		key("token")
+		b = appendString(b, who)
 	}
-	s.journal.add(Request{
-		Time:      s.clock.now().UTC(),
-		Operation: c.Operation, Method: c.Method, Path: c.Path,
-		Params: params, Caller: c.User,
-		Answer: RequestAnswer{Status: a.Status, Success: a.Code == 0 && !a.Dropped && a.Status < 300, Code: a.Code,
-			MessageCode: a.MessageCode, FailedItems: a.FailedItems, Dropped: a.Dropped},
-		Fault:      a.Fault,
-		DurationMs: float64(a.Duration.Microseconds()) / 1000,
-	})
+	return b
+}
+
+// appendValue writes one form parameter: its decoded value when the
+// validator decoded it, else its text (a list of texts when repeated).
+func appendValue(b []byte, vs []string, decoded any) []byte {
+	switch v := decoded.(type) {
+	case map[string]any, []any:
+		raw := strings.TrimSpace(vs[0])
+		if len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') {
+			// Sent as JSON, and it decoded: its text is the document.
+			return append(b, raw...)
+		}
+		if list, ok := v.([]any); ok {
+			// A comma-separated list: the ids it decoded to.
+			b = append(b, '[')
+			for i, e := range list {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendAny(b, e)
+			}
+			return append(b, ']')
+		}
+		return appendAny(b, v)
+	case nil:
+		if len(vs) == 1 {
+			return appendString(b, vs[0])
+		}
+		b = append(b, '[')
+		for i, s := range vs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, s)
+		}
+		return append(b, ']')
+	default:
+		return appendAny(b, v)
+	}
+}
+
+func appendAny(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case string:
+		return appendString(b, v)
+	case bool:
+		return strconv.AppendBool(b, v)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}
+
+// appendString writes s as a JSON string; bytes that are not UTF-8 become
+// U+FFFD, as encoding/json writes them.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }
 
 // Requests returns the journal: the calls to operation (all when empty)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -22,7 +23,7 @@ type Hooks interface {
 	Fault(c *Call) *Fault
 	// Observe is told how each call to an operation ended, whatever step
 	// ended it.
-	Observe(c *Call, a *Answer)
+	Observe(c *Call, a Answer)
 }
 
 // Call is one API call as the hooks see it.
@@ -30,16 +31,31 @@ type Call struct {
 	Operation string // the operationId
 	Method    string
 	Path      string
-	// PathParams are the path parameters by name.
-	PathParams map[string]string
-	// Params are the other parameters but the token, decoded as the
-	// validator decoded them (JSON documents as values, id lists as
-	// arrays); plain strings for a call that did not reach validation.
-	Params map[string]any
+	// ParamNames and ParamValues are the path parameters, in path order;
+	// they are valid until the call ends.
+	ParamNames, ParamValues []string
+	// Form holds the other parameters but the token, as sent (query and
+	// form body); Fields are those of the form body as the validator
+	// decoded them (JSON documents as values, id lists as arrays), nil for
+	// a call that did not reach validation. Both are the call's own: read
+	// them, never change them.
+	Form   url.Values
+	Fields map[string]any
 	// Token is the token sent, empty for none; User is the user name it
 	// stands for, empty when anonymous or invalid.
 	Token, User string
 	Start       time.Time
+}
+
+// PathParam returns the path parameter name and whether the operation has
+// one.
+func (c *Call) PathParam(name string) (string, bool) {
+	for i, n := range c.ParamNames {
+		if n == name && i < len(c.ParamValues) {
+			return c.ParamValues[i], true
+		}
+	}
+	return "", false
 }
 
 // Fault is what a fault rule makes a call do. Exactly one of Error,
@@ -73,30 +89,17 @@ type Answer struct {
 
 // observe starts the Call of a request routed to an operation.
 func (s *srv) observe(c echo.Context, cl *call) {
-	hc := &Call{Operation: cl.op.spec.OperationID, Method: c.Request().Method, Path: c.Request().URL.Path, Start: time.Now()}
-	if names := c.ParamNames(); len(names) > 0 {
-		hc.PathParams = make(map[string]string, len(names))
-		for i, name := range names {
-			hc.PathParams[name] = c.ParamValues()[i]
-		}
-	}
+	cl.hooked = Call{Operation: cl.op.spec.OperationID, Method: c.Request().Method, Path: c.Request().URL.Path, Start: time.Now()}
+	hc := &cl.hooked
+	hc.ParamNames, hc.ParamValues = c.ParamNames(), c.ParamValues()
 	cl.hook = hc
 }
 
-// finish fills the call's decoded parameters and reports its end.
+// finish gives the call its parameters and reports its end.
 func (s *srv) finish(c echo.Context, cl *call, err error) {
 	hc := cl.hook
-	hc.Params = make(map[string]any, len(cl.form))
-	for k, vs := range cl.form {
-		if v, ok := cl.fields[k]; ok {
-			hc.Params[k] = v
-		} else if len(vs) == 1 {
-			hc.Params[k] = vs[0]
-		} else {
-			hc.Params[k] = vs
-		}
-	}
-	a := &Answer{Status: http.StatusOK, Duration: time.Since(hc.Start)}
+	hc.Form, hc.Fields = cl.form, cl.fields
+	a := Answer{Status: http.StatusOK, Duration: time.Since(hc.Start)}
 	if cl.fault != nil {
 		a.Fault = cl.fault.ID
 	}

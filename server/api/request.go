@@ -208,9 +208,10 @@ type call struct {
 	// documents as the values they decoded to.
 	fields    map[string]any
 	principal server.Principal
-	// hook is the call as Config.Hooks see it, fault the fault that fired
-	// and answer the handler's answer; nil without hooks.
+	// hook is the call as Config.Hooks see it (nil without hooks), fault
+	// the fault that fired and answer the handler's answer.
 	hook   *Call
+	hooked Call // what hook points to: one allocation with the call
 	fault  *Fault
 	answer any
 }

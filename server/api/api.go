@@ -97,7 +97,7 @@ func New(cfg Config) (*API, error) {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	base := cfg.Context + "/sharing/rest"
-	doc, err := portalapi.LoadFor(base)
+	doc, err := loadSpec(base)
 	if err != nil {
 		return nil, err
 	}

@@ -88,26 +88,28 @@ type faults struct {
 	next  int
 }
 
-// pick counts the call against every rule it matches, in order, until one
-// fires; it returns that rule's effect.
+// pick counts the call in every rule it matches that is not spent, so that
+// each rule's skip and times count the calls it matches whatever the other
+// rules do; of the rules whose turn it is, the first added fires. It
+// returns that rule's effect.
 func (fs *faults) pick(c *api.Call) *api.Fault {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	var fired *rule
 	for _, r := range fs.rules {
-		if r.Operation != c.Operation || !r.matches(c) {
+		if r.Operation != c.Operation || (r.times > 0 && r.Fired >= r.times) || !r.matches(c) {
 			continue
-		}
-		if r.times > 0 && r.Fired >= r.times {
-			continue // spent: the call goes on to the next rule
 		}
 		r.Matched++
-		if r.Matched <= r.Skip {
-			continue
+		if r.Matched > r.Skip && fired == nil {
+			r.Fired++
+			fired = r
 		}
-		r.Fired++
-		return r.fault
 	}
-	return nil
+	if fired == nil {
+		return nil
+	}
+	return fired.fault
 }
 
 func (r *rule) matches(c *api.Call) bool {

@@ -456,3 +456,34 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// Each rule counts the calls it matches whatever the others do: the first
+// call is the first rule's, the second the second's, skipped by one.
+func TestFaultRulesCountIndependently(t *testing.T) {
+	p := portaltest.New(t)
+	first := p.Fault(t, portaltest.Fault{Operation: "getItem", Error: &client.Error{Code: 500}})
+	second := p.Fault(t, portaltest.Fault{Operation: "getItem", Skip: 1, Status: 429, Headers: map[string]string{"Retry-After": "5"}})
+	c := p.Client(portaltest.MemberToken)
+	var codes []int
+	for range 3 {
+		_, err := c.Item(t.Context(), portaltest.RoadsItem)
+		var ce *client.Error
+		if errors.As(err, &ce) {
+			codes = append(codes, ce.Code)
+		} else if err != nil {
+			t.Fatal(err)
+		} else {
+			codes = append(codes, 0)
+		}
+	}
+	if !reflect.DeepEqual(codes, []int{500, 429, 0}) {
+		t.Errorf("codes %v, want [500 429 0]", codes)
+	}
+	var fired []string
+	for _, r := range p.Requests(t, "getItem") {
+		fired = append(fired, deref(r.Fault))
+	}
+	if want := []string{first, second, ""}; !reflect.DeepEqual(fired, want) {
+		t.Errorf("rules fired %q, want %q", fired, want)
+	}
+}

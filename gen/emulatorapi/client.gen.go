@@ -136,8 +136,9 @@ type ClientInterface interface {
 
 	// AddFaultWithBody Add a fault rule
 	//
-	// Adds a rule after the others. A call is counted by each rule it matches, in the order they were
-	// added, until one fires: `skip` matching calls pass untouched, then the next `times` fire.
+	// Adds a rule after the others. Each rule counts the calls it matches (until it is spent), whatever
+	// the other rules do: its first `skip` calls pass untouched, the next `times` are its turn. When
+	// several rules have their turn on one call, the first added fires; the others do not.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -146,8 +147,9 @@ type ClientInterface interface {
 
 	// AddFault Add a fault rule
 	//
-	// Adds a rule after the others. A call is counted by each rule it matches, in the order they were
-	// added, until one fires: `skip` matching calls pass untouched, then the next `times` fire.
+	// Adds a rule after the others. Each rule counts the calls it matches (until it is spent), whatever
+	// the other rules do: its first `skip` calls pass untouched, the next `times` are its turn. When
+	// several rules have their turn on one call, the first added fires; the others do not.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -416,8 +418,9 @@ func (c *Client) ListFaults(ctx context.Context, reqEditors ...RequestEditorFn) 
 
 // AddFaultWithBody Add a fault rule
 //
-// Adds a rule after the others. A call is counted by each rule it matches, in the order they were
-// added, until one fires: `skip` matching calls pass untouched, then the next `times` fire.
+// Adds a rule after the others. Each rule counts the calls it matches (until it is spent), whatever
+// the other rules do: its first `skip` calls pass untouched, the next `times` are its turn. When
+// several rules have their turn on one call, the first added fires; the others do not.
 //
 // Takes any type of body and a specified content type.
 //
@@ -436,8 +439,9 @@ func (c *Client) AddFaultWithBody(ctx context.Context, contentType string, body 
 
 // AddFault Add a fault rule
 //
-// Adds a rule after the others. A call is counted by each rule it matches, in the order they were
-// added, until one fires: `skip` matching calls pass untouched, then the next `times` fire.
+// Adds a rule after the others. Each rule counts the calls it matches (until it is spent), whatever
+// the other rules do: its first `skip` calls pass untouched, the next `times` are its turn. When
+// several rules have their turn on one call, the first added fires; the others do not.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1517,8 +1521,9 @@ type ClientWithResponsesInterface interface {
 
 	// AddFaultWithBodyWithResponse Add a fault rule
 	//
-	// Adds a rule after the others. A call is counted by each rule it matches, in the order they were
-	// added, until one fires: `skip` matching calls pass untouched, then the next `times` fire.
+	// Adds a rule after the others. Each rule counts the calls it matches (until it is spent), whatever
+	// the other rules do: its first `skip` calls pass untouched, the next `times` are its turn. When
+	// several rules have their turn on one call, the first added fires; the others do not.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1527,8 +1532,9 @@ type ClientWithResponsesInterface interface {
 
 	// AddFaultWithResponse Add a fault rule
 	//
-	// Adds a rule after the others. A call is counted by each rule it matches, in the order they were
-	// added, until one fires: `skip` matching calls pass untouched, then the next `times` fire.
+	// Adds a rule after the others. Each rule counts the calls it matches (until it is spent), whatever
+	// the other rules do: its first `skip` calls pass untouched, the next `times` are its turn. When
+	// several rules have their turn on one call, the first added fires; the others do not.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2571,8 +2577,9 @@ func (c *ClientWithResponses) ListFaultsWithResponse(ctx context.Context, reqEdi
 
 // AddFaultWithBodyWithResponse Add a fault rule
 //
-// Adds a rule after the others. A call is counted by each rule it matches, in the order they were
-// added, until one fires: `skip` matching calls pass untouched, then the next `times` fire.
+// Adds a rule after the others. Each rule counts the calls it matches (until it is spent), whatever
+// the other rules do: its first `skip` calls pass untouched, the next `times` are its turn. When
+// several rules have their turn on one call, the first added fires; the others do not.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2587,8 +2594,9 @@ func (c *ClientWithResponses) AddFaultWithBodyWithResponse(ctx context.Context, 
 
 // AddFaultWithResponse Add a fault rule
 //
-// Adds a rule after the others. A call is counted by each rule it matches, in the order they were
-// added, until one fires: `skip` matching calls pass untouched, then the next `times` fire.
+// Adds a rule after the others. Each rule counts the calls it matches (until it is spent), whatever
+// the other rules do: its first `skip` calls pass untouched, the next `times` are its turn. When
+// several rules have their turn on one call, the first added fires; the others do not.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -141,8 +141,9 @@ export interface paths {
         put?: never;
         /**
          * Add a fault rule
-         * @description Adds a rule after the others. A call is counted by each rule it matches, in the order they were
-         *     added, until one fires: `skip` matching calls pass untouched, then the next `times` fire.
+         * @description Adds a rule after the others. Each rule counts the calls it matches (until it is spent), whatever
+         *     the other rules do: its first `skip` calls pass untouched, the next `times` are its turn. When
+         *     several rules have their turn on one call, the first added fires; the others do not.
          */
         post: operations["addFault"];
         /** Remove every fault rule */

@@ -117,7 +117,7 @@ func state(t *testing.T, srv *emulator.Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, _ := json.Marshal([]any{snaps, srv.Faults(), len(srv.Requests("", 0, 0)), srv.Now().Sub(time.Now()).Round(time.Hour)})
+	j, _ := json.Marshal([]any{snaps, srv.Faults(), len(srv.Requests("", 0, 0)), time.Until(srv.Now()).Round(time.Hour)})
 	return dump(t, srv) + string(j)
 }
 

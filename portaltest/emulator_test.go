@@ -439,7 +439,7 @@ func TestResetClearsFaultsJournalAndClock(t *testing.T) {
 	if rs := p.Requests(t, ""); len(rs) != 0 {
 		t.Errorf("journal after reset: %s", mustJSON(rs))
 	}
-	if d := p.Now().Sub(time.Now()); d > time.Minute || d < -time.Minute {
+	if d := time.Until(p.Now()); d > time.Minute || d < -time.Minute {
 		t.Errorf("clock off by %v after reset", d)
 	}
 }

@@ -204,6 +204,9 @@ func TestFaultRulesRefused(t *testing.T) {
 	if n := len(srv.Faults()); n != 0 {
 		t.Errorf("%d rules added", n)
 	}
+	if status, raw, _ := call(t, hs.URL, "DELETE", "/emulator/organizations/X%00", "", nil); status != http.StatusBadRequest {
+		t.Errorf("removing an organization whose id holds a NUL: HTTP %d %s", status, raw)
+	}
 	if status, raw, _ := call(t, hs.URL, "DELETE", "/emulator/faults/f99", "", nil); status != http.StatusNotFound {
 		t.Errorf("removing an unknown rule: HTTP %d %s", status, raw)
 	}
@@ -217,7 +220,7 @@ func TestFaultRulesRefused(t *testing.T) {
 			t.Errorf("requests?%s: HTTP %d %s", q, status, raw)
 		}
 	}
-	for _, body := range []string{`[]`, `{"id":"X"}`, `{"id":"X","name":"x","users":[{"username":"u","password":"p","role":"no_such_role"}]}`, `{"id":"X","name":"x","colour":"red"}`} {
+	for _, body := range []string{`[]`, `{"id":"X"}`, `{"id":"X\u0000","name":"x"}`, `{"id":"X","name":"x","users":[{"username":"u","password":"p","role":"org_user","tokens":["t\u0000"]}]}`, `{"id":"X","name":"x","users":[{"username":"u","password":"p","role":"no_such_role"}]}`, `{"id":"X","name":"x","colour":"red"}`} {
 		if status, raw, _ := call(t, hs.URL, "POST", "/emulator/organizations", body, nil); status != http.StatusBadRequest {
 			t.Errorf("organization %s: HTTP %d %s", body, status, raw)
 		}

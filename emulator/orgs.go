@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/server/seed"
@@ -30,6 +32,9 @@ func errConflict(details ...string) *adminError {
 // organization whose id exists or that would take over a user name, token,
 // folder or item of another.
 func (s *Server) CreateOrganization(ctx context.Context, o seed.Organization) error {
+	if bad := unstorable(o); len(bad) > 0 {
+		return badRequest(bad...)
+	}
 	f := &seed.File{Organizations: []seed.Organization{o}}
 	if err := f.Validate(); err != nil {
 		return seedProblems(err)
@@ -90,6 +95,9 @@ func (s *Server) CreateOrganization(ctx context.Context, o seed.Organization) er
 
 // DeleteOrganization removes the organization id and everything it owns.
 func (s *Server) DeleteOrganization(ctx context.Context, id string) error {
+	if !storable(id) {
+		return badRequest("id: holds a NUL character or bytes that are not UTF-8")
+	}
 	err := s.store.Update(ctx, func(tx server.Tx) error {
 		ot, ok := tx.(orgTx)
 		if !ok {
@@ -171,4 +179,52 @@ func (s *Server) handleDeleteOrganization(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return success, nil
+}
+
+// storable reports whether every store can hold s: PostgreSQL refuses a
+// NUL character and bytes that are not UTF-8.
+func storable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
+// unstorable names each field of o that no store can hold.
+func unstorable(o seed.Organization) []string {
+	var bad []string
+	check := func(path, v string) {
+		if !storable(v) {
+			bad = append(bad, path+": holds a NUL character or bytes that are not UTF-8")
+		}
+	}
+	check("id", o.ID)
+	check("name", o.Name)
+	for i, r := range o.Roles {
+		check(fmt.Sprintf("roles[%d].id", i), r.ID)
+		for j, p := range r.Privileges {
+			check(fmt.Sprintf("roles[%d].privileges[%d]", i, j), p)
+		}
+	}
+	for i, u := range o.Users {
+		at := fmt.Sprintf("users[%d].", i)
+		check(at+"username", u.Username)
+		check(at+"password", u.Password)
+		check(at+"fullName", u.FullName)
+		check(at+"role", u.Role)
+		for j, t := range u.Tokens {
+			check(fmt.Sprintf("%stokens[%d]", at, j), t)
+		}
+		for j, f := range u.Folders {
+			check(fmt.Sprintf("%sfolders[%d].id", at, j), f.ID)
+			check(fmt.Sprintf("%sfolders[%d].title", at, j), f.Title)
+		}
+		for j, it := range u.Items {
+			item := fmt.Sprintf("%sitems[%d].", at, j)
+			check(item+"id", it.ID)
+			check(item+"title", it.Title)
+			check(item+"type", it.Type)
+			check(item+"folder", it.Folder)
+			check(item+"description", it.Description)
+			for k, tag := range it.Tags {
+				check(fmt.Sprintf("%stags[%d]", item, k), tag)
+			}
+		}
+	}
+	return bad
 }

@@ -277,6 +277,19 @@ func TestAdvancingTheClockExpiresAToken(t *testing.T) {
 	if _, err := p.Client(portaltest.AdminToken).Settings(t.Context(), ""); err != nil {
 		t.Errorf("a static token: %v", err)
 	}
+	// Created and modified times read the clock too.
+	member := p.Client(portaltest.MemberToken)
+	id, err := member.AddItem(t.Context(), portaltest.Member, "", client.NewItem{Title: "Later", Type: "CSV"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := member.Item(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := it.Created.Sub(at.Add(2 * time.Hour)); d < 0 || d > time.Minute || !it.Modified.Equal(it.Created) {
+		t.Errorf("created %v, modified %v: want the emulator's clock, two hours after %v", it.Created, it.Modified, at)
+	}
 }
 
 // The client signed in with credentials renews its token on an injected

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,11 +163,22 @@ func (p *Portal) ClearFaults(tb testing.TB) {
 	check(tb, "clear faults", r.HTTPResponse, r.Body, nil)
 }
 
-// Requests returns the journal's calls of operation (an operationId such as
-// "updateSettings"; all when empty), oldest first.
+// Requests returns the journal's calls of operation, oldest first: an
+// operationId such as "updateSettings", or the end of the calls' path such
+// as "settings/update"; all calls when empty.
 func (p *Portal) Requests(tb testing.TB, operation string) []emulatorapi.Request {
 	tb.Helper()
 	params := &emulatorapi.ListRequestsParams{}
+	if strings.Contains(operation, "/") {
+		all := p.Requests(tb, "")
+		out := []emulatorapi.Request{}
+		for _, r := range all {
+			if strings.HasSuffix(r.Path, "/"+operation) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
 	if operation != "" {
 		params.Operation = &operation
 	}

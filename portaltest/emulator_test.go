@@ -215,6 +215,9 @@ func TestJournalDecodesParams(t *testing.T) {
 	if len(rs) != 1 {
 		t.Fatalf("journal: %s", mustJSON(rs))
 	}
+	if byPath := p.Requests(t, "settings/update"); !reflect.DeepEqual(byPath, rs) {
+		t.Errorf("by path: %s, want %s", mustJSON(byPath), mustJSON(rs))
+	}
 	r := rs[0]
 	want := map[string]any{"text": "Read-only from 18:00", "bgColor": "#FFCC00", "fontColor": "black", "enabled": true}
 	if !reflect.DeepEqual(r.Params["informationalBanner"], want) {

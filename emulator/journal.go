@@ -120,7 +120,8 @@ func (h hooks) Observe(c *api.Call, a api.Answer) {
 			size += len(v) + 16
 		}
 	}
-	s.journal.add(s.clock.now(), c.Operation, appendRequest(make([]byte, 0, size), c, &a))
+	// When the call arrived, on the emulator's clock.
+	s.journal.add(s.clock.now().Add(-a.Duration), c.Operation, appendRequest(make([]byte, 0, size), c, &a))
 }
 
 // appendRequest appends the JSON of the call's Request, without its seq and

@@ -64,6 +64,10 @@ type Options struct {
 	JournalSize int
 }
 
+// demoSeed is the built-in demo seed, parsed once: New and Reset only read
+// a seed.
+var demoSeed = sync.OnceValue(seed.Demo)
+
 // Server is a running emulator: an http.Handler for the portal's API under
 // Context+"/sharing/rest", /health, /openapi.yaml, /docs and /emulator/.
 // It is safe for concurrent use.
@@ -97,7 +101,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		opts.Now = time.Now
 	}
 	if opts.Seed == nil {
-		opts.Seed = seed.Demo()
+		opts.Seed = demoSeed()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

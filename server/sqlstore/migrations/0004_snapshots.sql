@@ -1,6 +1,8 @@
 -- Named snapshots of the whole store, for the emulator: a copy of every data
 -- table's rows under the snapshot's name. They live in the store so that
 -- they survive a restart and replicas on one PostgreSQL database share them.
+-- No index: a store holds a few snapshots, and every store opened, one per
+-- test in a test suite, pays for each statement here.
 
 CREATE TABLE snapshots (
     name       TEXT PRIMARY KEY,
@@ -12,7 +14,6 @@ CREATE TABLE snapshot_organizations (
     id       TEXT NOT NULL,
     name     TEXT NOT NULL
 );
-CREATE INDEX snapshot_organizations_name ON snapshot_organizations (snapshot);
 
 CREATE TABLE snapshot_roles (
     snapshot   TEXT NOT NULL,
@@ -20,7 +21,6 @@ CREATE TABLE snapshot_roles (
     id         TEXT NOT NULL,
     privileges TEXT NOT NULL
 );
-CREATE INDEX snapshot_roles_name ON snapshot_roles (snapshot);
 
 CREATE TABLE snapshot_users (
     snapshot      TEXT NOT NULL,
@@ -31,7 +31,6 @@ CREATE TABLE snapshot_users (
     password_hash TEXT NOT NULL,
     categories    TEXT NOT NULL
 );
-CREATE INDEX snapshot_users_name ON snapshot_users (snapshot);
 
 CREATE TABLE snapshot_tokens (
     snapshot   TEXT NOT NULL,
@@ -39,7 +38,6 @@ CREATE TABLE snapshot_tokens (
     username   TEXT NOT NULL,
     expires_ms BIGINT NOT NULL
 );
-CREATE INDEX snapshot_tokens_name ON snapshot_tokens (snapshot);
 
 CREATE TABLE snapshot_settings (
     snapshot             TEXT NOT NULL,
@@ -49,14 +47,12 @@ CREATE TABLE snapshot_settings (
     banner               TEXT,
     portal_config        TEXT
 );
-CREATE INDEX snapshot_settings_name ON snapshot_settings (snapshot);
 
 CREATE TABLE snapshot_category_schemas (
     snapshot TEXT NOT NULL,
     org_id   TEXT NOT NULL,
     schema   TEXT NOT NULL
 );
-CREATE INDEX snapshot_category_schemas_name ON snapshot_category_schemas (snapshot);
 
 CREATE TABLE snapshot_folders (
     snapshot   TEXT NOT NULL,
@@ -65,7 +61,6 @@ CREATE TABLE snapshot_folders (
     title      TEXT NOT NULL,
     created_ms BIGINT NOT NULL
 );
-CREATE INDEX snapshot_folders_name ON snapshot_folders (snapshot);
 
 CREATE TABLE snapshot_items (
     snapshot    TEXT NOT NULL,
@@ -79,4 +74,3 @@ CREATE TABLE snapshot_items (
     created_ms  BIGINT NOT NULL,
     modified_ms BIGINT NOT NULL
 );
-CREATE INDEX snapshot_items_name ON snapshot_items (snapshot);

@@ -324,3 +324,20 @@ func TestSnapshotsSharedByReplicasOnPostgreSQL(t *testing.T) {
 		t.Errorf("restoring a snapshot another replica deleted: HTTP %d", status)
 	}
 }
+
+// A parameter too long for the journal stands as a note of its size.
+func TestJournalKeepsNoHugeValue(t *testing.T) {
+	srv, hs := start(t, emulator.Options{})
+	text := strings.Repeat("x", 100_000)
+	banner := `{"text":"` + text + `","enabled":false}`
+	form := "f=json&token=demo-admin-token&informationalBanner=" + banner
+	resp, err := http.Post(hs.URL+"/sharing/rest/portals/self/settings/update", "application/x-www-form-urlencoded", strings.NewReader(form))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	rs := srv.Requests("updateSettings", 0, 0)
+	if len(rs) != 1 || rs[0].Params["informationalBanner"] != fmt.Sprintf("(not kept: %d bytes)", len(banner)) || rs[0].Params["f"] != "json" {
+		t.Errorf("journal: %.300v", rs)
+	}
+}

@@ -44,6 +44,16 @@ type RequestAnswer struct {
 	Dropped     bool   `json:"dropped,omitempty"`     // the connection was closed without an answer
 }
 
+// The journal's bounds besides its number of entries: a client sending
+// large bodies must not make it hold gigabytes.
+const (
+	// maxJournalValue is the longest parameter kept; a longer one stands
+	// as a note of its size.
+	maxJournalValue = 64 << 10
+	// maxJournalBytes bounds the bytes of all entries; the oldest go first.
+	maxJournalBytes = 64 << 20
+)
+
 // journal keeps the last size calls, oldest first.
 //
 // Each entry is kept as the JSON of its Request, written by hand (see
@@ -51,11 +61,12 @@ type RequestAnswer struct {
 // are a graph of maps the garbage collector traces again and again, and
 // encoding/json's reflection cost settings/update a tenth of its CPU.
 type journal struct {
-	mu   sync.Mutex
-	size int
-	buf  []entry // a ring once full
-	head int     // index of the oldest entry once full
-	seq  int64
+	mu    sync.Mutex
+	size  int
+	q     []entry // q[head:] are the entries, oldest first
+	head  int
+	bytes int // of the entries' raw
+	seq   int64
 }
 
 type entry struct {
@@ -69,13 +80,18 @@ func (j *journal) add(at time.Time, operation string, raw []byte) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
-	en := entry{seq: j.seq, time: at, operation: operation, raw: raw}
-	if len(j.buf) < j.size {
-		j.buf = append(j.buf, en)
-		return
+	j.q = append(j.q, entry{seq: j.seq, time: at, operation: operation, raw: raw})
+	j.bytes += len(raw)
+	for n := len(j.q) - j.head; n > j.size || (j.bytes > maxJournalBytes && n > 1); n-- {
+		j.bytes -= len(j.q[j.head].raw)
+		j.q[j.head] = entry{}
+		j.head++
 	}
-	j.buf[j.head] = en
-	j.head = (j.head + 1) % j.size
+	if j.head > 1024 && j.head > len(j.q)/2 {
+		n := copy(j.q, j.q[j.head:])
+		clear(j.q[n:])
+		j.q, j.head = j.q[:n], 0
+	}
 }
 
 // list returns the entries of operation (all when empty) with a seq above
@@ -83,8 +99,7 @@ func (j *journal) add(at time.Time, operation string, raw []byte) {
 func (j *journal) list(operation string, since int64, limit int) []Request {
 	j.mu.Lock()
 	var picked []entry
-	for i := range j.buf {
-		e := j.buf[(j.head+i)%len(j.buf)]
+	for _, e := range j.q[j.head:] {
 		if e.seq <= since || (operation != "" && e.operation != operation) {
 			continue
 		}
@@ -105,7 +120,7 @@ func (j *journal) list(operation string, since int64, limit int) []Request {
 func (j *journal) clear() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.buf, j.head = nil, 0
+	j.q, j.head, j.bytes = nil, 0, 0
 }
 
 // Observe implements api.Hooks: it records the call in the journal.
@@ -198,6 +213,12 @@ func appendParams(b []byte, c *api.Call) []byte {
 		key(k)
 		if k == "password" {
 			b = append(b, `"(redacted)"`...)
+			continue
+		}
+		if n := len(vs[0]); n > maxJournalValue || len(vs) > 1 && n*len(vs) > maxJournalValue {
+			b = append(b, `"(not kept: `...)
+			b = strconv.AppendInt(b, int64(n), 10)
+			b = append(b, ` bytes)"`...)
 			continue
 		}
 		b = appendValue(b, vs, c.Fields[k])

@@ -229,7 +229,7 @@ type ClientInterface interface {
 	// ListRequests Read the journal
 	//
 	// The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
-	// calls (10,000 by default).
+	// calls (10,000 by default), and at most 64 MiB of them.
 	//
 	// Corresponds with GET /emulator/requests (the `ListRequests` operationId).
 	ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -611,7 +611,7 @@ func (c *Client) ClearRequests(ctx context.Context, body ClearRequestsJSONReques
 // ListRequests Read the journal
 //
 // The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
-// calls (10,000 by default).
+// calls (10,000 by default), and at most 64 MiB of them.
 //
 // Corresponds with GET /emulator/requests (the `ListRequests` operationId).
 func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1614,7 +1614,7 @@ type ClientWithResponsesInterface interface {
 	// ListRequestsWithResponse Read the journal
 	//
 	// The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
-	// calls (10,000 by default).
+	// calls (10,000 by default), and at most 64 MiB of them.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2730,7 +2730,7 @@ func (c *ClientWithResponses) ClearRequestsWithResponse(ctx context.Context, bod
 // ListRequestsWithResponse Read the journal
 //
 // The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
-// calls (10,000 by default).
+// calls (10,000 by default), and at most 64 MiB of them.
 //
 // Returns a wrapper object for the known response body format(s).
 //

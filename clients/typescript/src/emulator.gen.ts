@@ -180,7 +180,7 @@ export interface paths {
         /**
          * Read the journal
          * @description The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
-         *     calls (10,000 by default).
+         *     calls (10,000 by default), and at most 64 MiB of them.
          */
         get: operations["listRequests"];
         put?: never;
@@ -348,7 +348,8 @@ export interface components {
             path: string;
             /**
              * @description The parameters as decoded: JSON documents as JSON, id lists as arrays, path parameters
-             *     included; `token` stands as the user name it belongs to, `password` as `(redacted)`.
+             *     included; `token` stands as the user name it belongs to, `password` as `(redacted)`, and a
+             *     value longer than 64 KiB as `(not kept: N bytes)`.
              */
             params: {
                 [key: string]: unknown;

@@ -24,7 +24,8 @@ type Request struct {
 	Path      string    `json:"path"`
 	// Params are the call's parameters as decoded (JSON documents as JSON,
 	// id lists as arrays), path parameters included; the token stands as
-	// the user name it belongs to, a password as "(redacted)".
+	// the user name it belongs to, a password as "(redacted)", a value over
+	// 64 KiB as "(not kept: N bytes)".
 	Params map[string]any `json:"params"`
 	// Caller is the user name of the token, empty when anonymous or when
 	// the token was refused.

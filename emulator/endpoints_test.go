@@ -18,6 +18,7 @@ import (
 
 	portalapi "github.com/orgportal/portal-api"
 	"github.com/orgportal/portal-api/client"
+	"github.com/orgportal/portal-api/docs"
 	"github.com/orgportal/portal-api/emulator"
 	"github.com/orgportal/portal-api/internal/pgtest"
 )
@@ -339,5 +340,27 @@ func TestJournalKeepsNoHugeValue(t *testing.T) {
 	rs := srv.Requests("updateSettings", 0, 0)
 	if len(rs) != 1 || rs[0].Params["informationalBanner"] != fmt.Sprintf("(not kept: %d bytes)", len(banner)) || rs[0].Params["f"] != "json" {
 		t.Errorf("journal: %.300v", rs)
+	}
+}
+
+// The contract and its reference are served beside the portal's.
+func TestContractServed(t *testing.T) {
+	_, hs := start(t, emulator.Options{Context: "/portal"})
+	for path, want := range map[string]struct {
+		ctype string
+		body  []byte
+	}{
+		"/emulator.yaml": {"application/yaml; charset=utf-8", portalapi.EmulatorYAML},
+		"/docs/emulator": {"text/html; charset=utf-8", docs.EmulatorHTML},
+	} {
+		resp, err := http.Get(hs.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != want.ctype || !bytes.Equal(body, want.body) {
+			t.Errorf("GET %s: HTTP %d %q, %d bytes", path, resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
+		}
 	}
 }

@@ -53,6 +53,10 @@ func (p *Portal) Emulator() *emulatorapi.ClientWithResponses {
 }
 
 func faultError(e *client.Error) emulatorapi.FaultError {
+	if e == nil {
+		// Refused by the emulator, which names the field.
+		return emulatorapi.FaultError{}
+	}
 	out := emulatorapi.FaultError{Code: e.Code}
 	if e.MessageCode != "" {
 		out.MessageCode = &e.MessageCode

@@ -40,6 +40,7 @@ func (s *Server) adminHandler() http.Handler {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { s.answer(w, r, h) })
 	}
 	handle("POST /emulator/reset", s.handleReset)
+	s.routes(handle)
 	// Anything else, including a known path with another method.
 	handle("/emulator/", func(*http.Request) (any, error) { return nil, errAdminNotFound })
 	handle("/emulator", func(*http.Request) (any, error) { return nil, errAdminNotFound })

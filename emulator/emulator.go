@@ -59,7 +59,14 @@ type Options struct {
 	// AdminToken, when set, is required on every /emulator/ call as
 	// "Authorization: Bearer <AdminToken>".
 	AdminToken string
+	// JournalSize is how many API calls the journal keeps (the oldest are
+	// dropped); 0 means DefaultJournalSize, a negative number none.
+	JournalSize int
 }
+
+// demoSeed is the built-in demo seed, parsed once: New and Reset only read
+// a seed.
+var demoSeed = sync.OnceValue(seed.Demo)
 
 // Server is a running emulator: an http.Handler for the portal's API under
 // Context+"/sharing/rest", /health, /openapi.yaml, /docs and /emulator/.
@@ -72,9 +79,16 @@ type Server struct {
 	admin  http.Handler
 
 	api *api.API
-	// resetMu makes Resets one at a time.
+	// resetMu makes Resets and snapshot restores one at a time.
 	resetMu sync.Mutex
 	closed  atomic.Bool
+
+	// What belongs to this process (emulator.md): the clock's offset, the
+	// fault rules and the journal.
+	clock      clock
+	faults     faults
+	journal    journal
+	operations map[string][]string // operationId -> its path parameters
 }
 
 // New opens the store opts.DSN names, writes the seed if it holds no
@@ -87,7 +101,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		opts.Now = time.Now
 	}
 	if opts.Seed == nil {
-		opts.Seed = seed.Demo()
+		opts.Seed = demoSeed()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -97,6 +111,11 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("emulator: opening store %s: %w", DescribeStore(opts.DSN), err)
 	}
 	s := &Server{opts: opts, store: store, seed: opts.Seed}
+	s.clock.base = opts.Now
+	s.journal.size = opts.JournalSize
+	if s.journal.size == 0 {
+		s.journal.size = DefaultJournalSize
+	}
 	fail := func(err error) (*Server, error) {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -107,7 +126,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 			return err
 		}
 		s.seeded = true
-		return s.seed.Apply(ctx, tx, opts.Now())
+		return s.seed.Apply(ctx, tx, s.clock.now())
 	}); err != nil {
 		return fail(fmt.Errorf("emulator: seeding store: %w", err))
 	}
@@ -116,6 +135,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return fail(err)
 	}
 	s.api = a
+	s.operations = a.Operations()
 	s.admin = s.adminHandler()
 	return s, nil
 }
@@ -123,7 +143,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 func (s *Server) newAPI() (*api.API, error) {
 	return api.New(api.Config{
 		Store: s.store, Context: s.opts.Context, Version: s.opts.Version, Deployment: s.opts.Deployment,
-		Logger: s.opts.Logger, Now: s.opts.Now,
+		Logger: s.opts.Logger, Now: s.clock.now, Hooks: s.hooks(),
 	})
 }
 
@@ -131,6 +151,9 @@ func (s *Server) newAPI() (*api.API, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == adminPrefix[:len(adminPrefix)-1] || strings.HasPrefix(r.URL.Path, adminPrefix) {
 		s.admin.ServeHTTP(w, r)
+		return
+	}
+	if s.serveContract(w, r) {
 		return
 	}
 	s.api.ServeHTTP(w, r)
@@ -151,15 +174,19 @@ func (s *Server) Seed() *seed.File { return s.seed }
 func (s *Server) Options() Options { return s.opts }
 
 // Reset empties the store, writes the seed again and forgets every token
-// the API had cached, as POST /emulator/reset does.
+// the API had cached, and clears the fault rules, the journal and the
+// clock's offset, as POST /emulator/reset does.
 func (s *Server) Reset(ctx context.Context) error {
 	s.resetMu.Lock()
 	defer s.resetMu.Unlock()
+	s.ClearFaults()
+	s.ResetClock()
+	defer s.ClearRequests()
 	if err := s.store.Reset(ctx); err != nil {
 		return fmt.Errorf("emulator: reset: %w", err)
 	}
 	s.api.ForgetTokens()
-	if err := s.store.Update(ctx, func(tx server.Tx) error { return s.seed.Apply(ctx, tx, s.opts.Now()) }); err != nil {
+	if err := s.store.Update(ctx, func(tx server.Tx) error { return s.seed.Apply(ctx, tx, s.clock.now()) }); err != nil {
 		return fmt.Errorf("emulator: reseed: %w", err)
 	}
 	// A request that read a token between the two steps may have cached it.

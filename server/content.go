@@ -129,11 +129,16 @@ func judgeItems(ctx context.Context, tx Tx, owner User, ids []string, decide fun
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		it, found := items[id]
-		var failure *Error
-		if !found || it.Owner != owner.Username {
+		// An error the emulator injects is reported, and the item left alone.
+		failure := itemFault(ctx, id)
+		switch {
+		case failure != nil:
+		case !found || it.Owner != owner.Username:
 			failure = clone(ErrItemNotFound)
-		} else if failure = decide(it, seen[id]); failure == nil {
-			accepted = append(accepted, id)
+		default:
+			if failure = decide(it, seen[id]); failure == nil {
+				accepted = append(accepted, id)
+			}
 		}
 		seen[id] = true
 		results = append(results, ItemResult{ItemID: id, Err: failure})

@@ -26,6 +26,7 @@ type Config struct {
 	Deployment       string // "enterprise" or "online"
 	AllowRemoteAdmin bool   // let clients other than loopback call /emulator/ endpoints
 	AdminToken       string // when set, /emulator/ calls need "Authorization: Bearer <AdminToken>"
+	JournalSize      int    // API calls the journal (GET /emulator/requests) keeps; 0 keeps none
 	LogLevel         slog.Level
 	// ReadHeaderTimeout bounds the time a client may take to send a
 	// request's headers; IdleTimeout bounds how long a keep-alive connection
@@ -50,6 +51,7 @@ var settings = []setting{
 	{"allow-remote-admin", "PORTAL_ALLOW_REMOTE_ADMIN", "false", "let clients other than loopback call the /emulator/ endpoints (requests from web pages are refused either way)"},
 	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "the former name of -allow-remote-admin"},
 	{"admin-token", "PORTAL_ADMIN_TOKEN", "", "when set, /emulator/ calls need the header Authorization: Bearer `token`"},
+	{"journal-size", "PORTAL_JOURNAL_SIZE", "10000", "API calls the journal (GET /emulator/requests) keeps, the oldest dropped; 0 keeps none"},
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
 	{"idle-timeout", "PORTAL_IDLE_TIMEOUT", "2m", "close a keep-alive connection idle for longer than this `duration`"},
@@ -126,6 +128,12 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 			fs.Var(boolAlias{&c.AllowRemoteAdmin}, s.flag, usage)
 		case "admin-token":
 			fs.StringVar(&c.AdminToken, s.flag, def, usage)
+		case "journal-size":
+			n, err := strconv.Atoi(def)
+			if err != nil {
+				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a number", s.flag, s.env, def)
+			}
+			fs.IntVar(&c.JournalSize, s.flag, n, usage)
 		case "log-level":
 			var l slog.Level
 			if err := l.UnmarshalText([]byte(def)); err != nil {
@@ -173,6 +181,9 @@ func (c Config) validate() error {
 	// a connection for ever.
 	if c.ReadHeaderTimeout <= 0 {
 		bad("read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "%s must be positive", c.ReadHeaderTimeout)
+	}
+	if c.JournalSize < 0 {
+		bad("journal-size", "PORTAL_JOURNAL_SIZE", "%d must be 0 or more", c.JournalSize)
 	}
 	if c.IdleTimeout <= 0 {
 		bad("idle-timeout", "PORTAL_IDLE_TIMEOUT", "%s must be positive", c.IdleTimeout)

@@ -22,7 +22,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Addr: "127.0.0.1:8080", Context: "", DB: "portal.db", Seed: "",
 		Version: "11.5", Deployment: "enterprise", AllowRemoteAdmin: false, LogLevel: slog.LevelInfo,
-		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, JournalSize: 10000,
 	}
 	if got != want {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
@@ -41,6 +41,7 @@ var fromEnv = map[string]string{
 	"PORTAL_LOG_LEVEL":           "debug",
 	"PORTAL_READ_HEADER_TIMEOUT": "3s",
 	"PORTAL_IDLE_TIMEOUT":        "45s",
+	"PORTAL_JOURNAL_SIZE":        "50",
 }
 
 func TestLoadEnv(t *testing.T) {
@@ -51,7 +52,7 @@ func TestLoadEnv(t *testing.T) {
 	want := Config{
 		Addr: "0.0.0.0:9000", Context: "/portal", DB: ":memory:", Seed: "seed.yaml",
 		Version: "10.8", Deployment: "online", AllowRemoteAdmin: true, AdminToken: "s3cret", LogLevel: slog.LevelDebug,
-		ReadHeaderTimeout: 3 * time.Second, IdleTimeout: 45 * time.Second,
+		ReadHeaderTimeout: 3 * time.Second, IdleTimeout: 45 * time.Second, JournalSize: 50,
 	}
 	if got != want {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
@@ -62,7 +63,7 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 	args := []string{
 		"-addr", "127.0.0.1:0", "-context", "/arcgis", "-db", "other.db", "-seed", "mine.json",
 		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-admin=false", "-admin-token", "other", "-log-level", "warn",
-		"-read-header-timeout", "1s", "-idle-timeout", "500ms",
+		"-read-header-timeout", "1s", "-idle-timeout", "500ms", "-journal-size", "0",
 	}
 	got, err := Load(args, env(fromEnv))
 	if err != nil {
@@ -71,7 +72,7 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 	want := Config{
 		Addr: "127.0.0.1:0", Context: "/arcgis", DB: "other.db", Seed: "mine.json",
 		Version: "11.1", Deployment: "enterprise", AllowRemoteAdmin: false, AdminToken: "other", LogLevel: slog.LevelWarn,
-		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond,
+		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond, JournalSize: 0,
 	}
 	if got != want {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)

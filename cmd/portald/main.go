@@ -95,6 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	emu, err := emulator.New(ctx, emulator.Options{
 		DSN: cfg.DB, Seed: seedFile, Version: cfg.Version, Deployment: cfg.Deployment, Context: cfg.Context,
 		Logger: logger, AllowRemoteAdmin: cfg.AllowRemoteAdmin, AdminToken: cfg.AdminToken,
+		JournalSize: journalSize(cfg.JournalSize),
 	})
 	if err != nil {
 		return err
@@ -173,4 +174,13 @@ func startLine(cfg Config, addr string, f *seed.File, demo, seeded bool) string 
 		line += ", demo tokens: " + strings.Join(toks, " ")
 	}
 	return line
+}
+
+// journalSize is the emulator's JournalSize for -journal-size: there, 0
+// means the default and a negative number none.
+func journalSize(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -39,6 +39,9 @@ type Config struct {
 	// BodyBytesInFlight bounds the bytes of all request bodies being read or
 	// worked on at once; DefaultBodyBytesInFlight when 0.
 	BodyBytesInFlight int64
+	// Hooks, when set, sees every call to an operation and may inject
+	// faults (package emulator).
+	Hooks Hooks
 }
 
 // DefaultBodyBytesInFlight is the default bound on the bytes of all bodies
@@ -59,6 +62,7 @@ type srv struct {
 type API struct {
 	http.Handler
 	svc *server.Service
+	ops map[string]*operation
 }
 
 // ForgetTokens empties the token cache, for an owner that reset the store
@@ -93,7 +97,7 @@ func New(cfg Config) (*API, error) {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	base := cfg.Context + "/sharing/rest"
-	doc, err := portalapi.LoadFor(base)
+	doc, limits, err := loadSpec(base)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +105,7 @@ func New(cfg Config) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	gates.Limits = limits
 	var opts []server.Option
 	if cfg.Now != nil {
 		opts = append(opts, server.WithClock(cfg.Now))
@@ -143,7 +148,7 @@ func New(cfg Config) (*API, error) {
 		c.SetRequest(c.Request().WithContext(&call{Context: c.Request().Context(), pretty: q.Get("f") == "pjson"}))
 		return errNotFound
 	})
-	return &API{Handler: e, svc: s.svc}, nil
+	return &API{Handler: e, svc: s.svc, ops: ops}, nil
 }
 
 // groupRouter lets the generated registration add its routes to a group.
@@ -237,6 +242,9 @@ func writeResponse(f gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 		resp, err := f(c, request)
 		if err != nil || resp == nil {
 			return nil, err
+		}
+		if cl := callOf(c.Request().Context()); cl != nil && cl.hook != nil {
+			cl.answer = resp
 		}
 		if resp == succeeded {
 			if cl := callOf(c.Request().Context()); cl == nil || !cl.pretty {

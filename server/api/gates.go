@@ -38,9 +38,7 @@ func gatesFromSpec(doc *openapi3.T, v server.Version, deployment string) (server
 			return g, err
 		}
 	}
-	limits, err := limitsFromSpec(doc)
-	g.Limits = limits
-	return g, err
+	return g, nil
 }
 
 func requirement(ext map[string]any) (server.Requirement, bool, error) {

@@ -209,6 +209,12 @@ type call struct {
 	// documents as the values they decoded to.
 	fields    map[string]any
 	principal server.Principal
+	// hook is the call as Config.Hooks see it (nil without hooks), fault
+	// the fault that fired and answer the handler's answer.
+	hook   *Call
+	hooked Call // what hook points to: one allocation with the call
+	fault  *Fault
+	answer any
 }
 
 func (c *call) Value(key any) any {
@@ -235,11 +241,22 @@ func principal(ctx context.Context) server.Principal {
 // generated handler binds it.
 func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
+		return func(c echo.Context) (err error) {
 			cl := &call{Context: c.Request().Context(), op: o}
 			c.SetRequest(c.Request().WithContext(cl))
 			if !o.available || o.shadowed(c) {
 				return errNotFound
+			}
+			hooked := s.cfg.Hooks != nil
+			if hooked {
+				s.observe(c, cl)
+				defer func() {
+					s.finish(c, cl, err)
+					if err == errDrop {
+						drop(c)
+						err = nil
+					}
+				}()
 			}
 			token, err := s.readParams(c, cl)
 			if cl.reserved > 0 {
@@ -247,6 +264,9 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 			}
 			if err != nil {
 				return err
+			}
+			if hooked {
+				cl.hook.Token = token
 			}
 			// An invalid token is 498 whatever the operation; none is 499
 			// unless the operation allows anonymous callers.
@@ -258,8 +278,18 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 				return server.ErrTokenRequired
 			}
 			cl.principal = p
+			if hooked {
+				cl.hook.User = p.User.Username
+			}
 			if err := s.validate(c, cl); err != nil {
 				return err
+			}
+			if hooked {
+				if f := s.cfg.Hooks.Fault(cl.hook); f != nil {
+					if err := s.applyFault(c, cl, f); err != nil {
+						return err
+					}
+				}
 			}
 			return next(c)
 		}

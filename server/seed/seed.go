@@ -421,7 +421,7 @@ func (f *File) Apply(ctx context.Context, tx server.Tx, now time.Time) error {
 				OrgID:        o.ID,
 				FullName:     u.FullName,
 				Role:         u.Role,
-				PasswordHash: server.HashPassword(u.Password),
+				PasswordHash: hashPassword(u.Password),
 			}
 			if err := tx.PutUser(ctx, su); err != nil {
 				return fmt.Errorf("seed: user %s: %w", u.Username, err)

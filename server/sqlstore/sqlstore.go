@@ -218,7 +218,7 @@ var dataTables = []struct {
 	{"tokens", "token, username, expires_ms", "token"},
 	{"settings", "org_id, anonymous_notice, authenticated_notice, banner, portal_config", "org_id"},
 	{"category_schemas", "org_id, schema", "org_id"},
-	{"folders", "id, owner, title, created_ms", "id"},
+	{"folders", "id, owner, title, title_key, created_ms", "id"},
 	{"items", "id, owner, folder_id, title, type, description, tags, created_ms, modified_ms", "id"},
 }
 

@@ -7,3 +7,5 @@ export type { FormEncoding } from "./form.js";
 export { operations } from "./operations.gen.js";
 export type { OperationId } from "./operations.gen.js";
 export type { paths, components, operations as operationTypes } from "./schema.js";
+export { createEmulatorClient, EmulatorError } from "./emulator.js";
+export type * from "./emulator.js";

@@ -1,0 +1,212 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/orgportal/portal-api/gen"
+	"github.com/orgportal/portal-api/server"
+)
+
+// Hooks lets an owner of the API (package emulator) see every call and
+// inject faults into it. Both methods are called from the request's
+// goroutine and must be safe for concurrent use.
+type Hooks interface {
+	// Fault is asked once a call has been routed, authenticated and
+	// validated, before the operation runs: a non-nil Fault changes what the
+	// call does.
+	Fault(c *Call) *Fault
+	// Observe is told how each call to an operation ended, whatever step
+	// ended it.
+	Observe(c *Call, a Answer)
+}
+
+// Call is one API call as the hooks see it.
+type Call struct {
+	Operation string // the operationId
+	Method    string
+	Path      string
+	// ParamNames and ParamValues are the path parameters, in path order;
+	// they are valid until the call ends.
+	ParamNames, ParamValues []string
+	// Form holds the other parameters but the token, as sent (query and
+	// form body); Fields are those of the form body as the validator
+	// decoded them (JSON documents as values, id lists as arrays), nil for
+	// a call that did not reach validation. Both are the call's own: read
+	// them, never change them.
+	Form   url.Values
+	Fields map[string]any
+	// Token is the token sent, empty for none; User is the user name it
+	// stands for, empty when anonymous or invalid.
+	Token, User string
+	Start       time.Time
+}
+
+// PathParam returns the path parameter name and whether the operation has
+// one.
+func (c *Call) PathParam(name string) (string, bool) {
+	for i, n := range c.ParamNames {
+		if n == name && i < len(c.ParamValues) {
+			return c.ParamValues[i], true
+		}
+	}
+	return "", false
+}
+
+// Fault is what a fault rule makes a call do. Exactly one of Error,
+// ItemErrors, Status and Drop is set; Delay may go with any.
+type Fault struct {
+	ID    string
+	Delay time.Duration
+	// Error answers the call with this envelope; the operation does not run.
+	Error *server.Error
+	// ItemErrors are reported for these item ids ("*": all) by moveItems and
+	// deleteItems, which leave those items alone.
+	ItemErrors map[string]*server.Error
+	// Status answers with this HTTP status, Headers and the envelope.
+	Status  int
+	Headers map[string]string
+	Message string
+	// Drop closes the connection without an answer.
+	Drop bool
+}
+
+// Answer is how a call ended.
+type Answer struct {
+	Status      int    // the HTTP status
+	Code        int    // the envelope's code; 0 for a success
+	MessageCode string // the envelope's messageCode
+	FailedItems int    // for per-item operations, the results that failed
+	Fault       string // the id of the fault that fired, if any
+	Dropped     bool
+	Duration    time.Duration
+}
+
+// observe starts the Call of a request routed to an operation.
+func (s *srv) observe(c echo.Context, cl *call) {
+	cl.hooked = Call{Operation: cl.op.spec.OperationID, Method: c.Request().Method, Path: c.Request().URL.Path, Start: time.Now()}
+	hc := &cl.hooked
+	hc.ParamNames, hc.ParamValues = c.ParamNames(), c.ParamValues()
+	cl.hook = hc
+}
+
+// finish gives the call its parameters and reports its end.
+func (s *srv) finish(c echo.Context, cl *call, err error) {
+	hc := cl.hook
+	hc.Form, hc.Fields = cl.form, cl.fields
+	a := Answer{Status: http.StatusOK, Duration: time.Since(hc.Start)}
+	if cl.fault != nil {
+		a.Fault = cl.fault.ID
+	}
+	if err == errDrop {
+		a.Status, a.Dropped = 0, true
+	} else if err != nil {
+		var (
+			de *server.Error
+			te *transportError
+		)
+		switch {
+		case errors.As(err, &te):
+			a.Status, a.Code, a.MessageCode = te.status, te.body.Code, te.body.MessageCode
+		case errors.As(err, &de):
+			a.Code, a.MessageCode = de.Code, de.MessageCode
+		default:
+			var he *echo.HTTPError
+			if errors.As(err, &he) && he.Code == http.StatusBadRequest {
+				a.Code = 400
+			} else {
+				a.Code = 500
+			}
+		}
+	}
+	switch r := cl.answer.(type) {
+	case gen.MoveItems200JSONResponse:
+		a.FailedItems = failedItems(r.Results)
+	case gen.DeleteItems200JSONResponse:
+		a.FailedItems = failedItems(r.Results)
+	}
+	s.cfg.Hooks.Observe(hc, a)
+}
+
+func failedItems(rs *[]gen.ItemResult) int {
+	if rs == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range *rs {
+		if !r.Success {
+			n++
+		}
+	}
+	return n
+}
+
+// applyFault carries out f on the call: it returns the error to answer
+// with, or nil to run the operation (with per-item faults in its context).
+func (s *srv) applyFault(c echo.Context, cl *call, f *Fault) error {
+	cl.fault = f
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-cl.Done():
+			t.Stop()
+			return cl.Err()
+		case <-t.C:
+		}
+	}
+	switch {
+	case f.Drop:
+		return errDrop
+	case f.Error != nil:
+		e := *f.Error
+		e.Details = append([]string{}, f.Error.Details...)
+		return &e
+	case f.Status != 0:
+		for k, v := range f.Headers {
+			c.Response().Header().Set(k, v)
+		}
+		msg := f.Message
+		if msg == "" {
+			msg = http.StatusText(f.Status)
+		}
+		return &transportError{f.Status, envelopeBody{Code: f.Status, Message: msg, Details: []string{}}}
+	case f.ItemErrors != nil:
+		cl.Context = server.WithItemFaults(cl.Context, f.ItemErrors)
+	}
+	return nil
+}
+
+// errDrop ends a call by closing its connection without an answer.
+var errDrop = errors.New("api: connection dropped by a fault")
+
+// drop closes the connection of the call, as a proxy that gave up would.
+func drop(c echo.Context) {
+	if conn, _, err := c.Response().Hijack(); err == nil {
+		_ = conn.Close()
+		return
+	}
+	panic(http.ErrAbortHandler)
+}
+
+var _ context.Context = (*call)(nil)
+
+// Operations returns the operationIds of the contract, available in the
+// emulated version or not, each with the names of its path parameters.
+func (a *API) Operations() map[string][]string {
+	out := make(map[string][]string, len(a.ops))
+	for id, o := range a.ops {
+		names := []string{}
+		for _, p := range o.params {
+			if p.In == "path" {
+				names = append(names, p.Name)
+			}
+		}
+		out[id] = names
+	}
+	return out
+}

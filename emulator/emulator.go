@@ -175,21 +175,20 @@ func (s *Server) Options() Options { return s.opts }
 
 // Reset empties the store, writes the seed again and forgets every token
 // the API had cached, and clears the fault rules, the journal and the
-// clock's offset, as POST /emulator/reset does.
+// clock's offset, as POST /emulator/reset does. Emptying and seeding are one
+// transaction: no request sees the store empty, and a write whose token the
+// reset removes either commits before it (and is wiped) or answers 498.
 func (s *Server) Reset(ctx context.Context) error {
 	s.resetMu.Lock()
 	defer s.resetMu.Unlock()
 	s.ClearFaults()
 	s.ResetClock()
 	defer s.ClearRequests()
-	if err := s.store.Reset(ctx); err != nil {
+	if err := s.store.Reset(ctx, func(tx server.Tx) error { return s.seed.Apply(ctx, tx, s.clock.now()) }); err != nil {
 		return fmt.Errorf("emulator: reset: %w", err)
 	}
-	s.api.ForgetTokens()
-	if err := s.store.Update(ctx, func(tx server.Tx) error { return s.seed.Apply(ctx, tx, s.clock.now()) }); err != nil {
-		return fmt.Errorf("emulator: reseed: %w", err)
-	}
-	// A request that read a token between the two steps may have cached it.
+	// A token read before the reset committed and cached after this is
+	// dropped by the cache itself (its generation moved on).
 	s.api.ForgetTokens()
 	return nil
 }

@@ -6,6 +6,9 @@ import "slices"
 type Principal struct {
 	User       User
 	Privileges []string // of the user's custom role; none for built-in roles
+	// token is the one Authenticate resolved: the writes the principal
+	// makes confirm it in their transaction (Service.update).
+	token string
 }
 
 // Anonymous reports whether no token was given.

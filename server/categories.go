@@ -39,7 +39,7 @@ func (s *Service) DeleteMemberCategorySchema(ctx context.Context, p Principal, p
 // replaceSchema stores nodes (nil deletes the schema) and removes from
 // members the categories that no longer exist, in one transaction.
 func (s *Service) replaceSchema(ctx context.Context, p Principal, portalID string, nodes []CategoryNode) error {
-	return s.store.Update(ctx, func(tx Tx) error {
+	return s.update(ctx, p, func(tx Tx) error {
 		org, err := resolveOrg(ctx, tx, p, portalID)
 		if err != nil {
 			return err
@@ -290,7 +290,7 @@ func (s *Service) Member(ctx context.Context, p Principal, username string) (Use
 // in the schema; at most 20.
 func (s *Service) SetMemberCategories(ctx context.Context, p Principal, username string, paths []string) (User, error) {
 	var out User
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.update(ctx, p, func(tx Tx) error {
 		u, err := resolveUser(ctx, tx, username)
 		if err != nil {
 			return err

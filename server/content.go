@@ -58,7 +58,7 @@ func (s *Service) MoveItems(ctx context.Context, p Principal, username string, i
 		return nil, err
 	}
 	var results []ItemResult
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.update(ctx, p, func(tx Tx) error {
 		owner, err := contentOwner(ctx, tx, p, username, PrivUpdateItems)
 		if err != nil {
 			return err
@@ -94,7 +94,7 @@ func (s *Service) DeleteItems(ctx context.Context, p Principal, username string,
 		return nil, err
 	}
 	var results []ItemResult
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.update(ctx, p, func(tx Tx) error {
 		owner, err := contentOwner(ctx, tx, p, username, PrivDeleteItems, PrivUpdateItems)
 		if err != nil {
 			return err
@@ -155,7 +155,7 @@ func (s *Service) CreateFolder(ctx context.Context, p Principal, username, title
 		return Folder{}, Invalid("title: required")
 	}
 	var out Folder
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.update(ctx, p, func(tx Tx) error {
 		owner, err := contentOwner(ctx, tx, p, username, PrivUpdateItems)
 		if err != nil {
 			return err
@@ -179,7 +179,7 @@ func (s *Service) CreateFolder(ctx context.Context, p Principal, username, title
 // DeleteFolder deletes a folder and the items in it.
 func (s *Service) DeleteFolder(ctx context.Context, p Principal, username, folderID string) (Folder, error) {
 	var out Folder
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.update(ctx, p, func(tx Tx) error {
 		owner, err := contentOwner(ctx, tx, p, username, PrivDeleteItems, PrivUpdateItems)
 		if err != nil {
 			return err
@@ -224,7 +224,7 @@ func (s *Service) AddItem(ctx context.Context, p Principal, username, folderID s
 		return Item{}, Invalid(problems...)
 	}
 	var out Item
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.update(ctx, p, func(tx Tx) error {
 		owner, err := contentOwner(ctx, tx, p, username, PrivUpdateItems)
 		if err != nil {
 			return err

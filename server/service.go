@@ -138,6 +138,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 			return clone(ErrInvalidToken)
 		}
 		p, expires = found, t.Expires
+		p.token = token
 		switch p.User.Role {
 		case RoleAdmin, RolePublisher, RoleUser:
 			p.Privileges = nil // a custom role cannot take a built-in's name
@@ -148,6 +149,27 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		s.tokens.put(token, cachedToken{principal: p, expires: expires}, s.now(), gen)
 	}
 	return p, err
+}
+
+// update runs fn in one Update on behalf of p. The token p was resolved from
+// may have been removed by a reset since (Authenticate read it before, or
+// took it from the cache): the transaction confirms it first, so the write
+// either commits before the reset, or finds the token gone and answers 498
+// as if it had come after. Writes without a token (anonymous) have nothing to
+// confirm.
+func (s *Service) update(ctx context.Context, p Principal, fn func(tx Tx) error) error {
+	err := s.store.Update(ctx, func(tx Tx) error {
+		if p.token != "" {
+			if err := tx.ConfirmToken(ctx, p.token); err != nil {
+				return err
+			}
+		}
+		return fn(tx)
+	})
+	if errors.Is(err, ErrTokenRemoved) {
+		return clone(ErrInvalidToken)
+	}
+	return err
 }
 
 // ForgetTokens empties the token cache: the store was reset.

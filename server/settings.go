@@ -58,7 +58,7 @@ func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID stri
 	if u.InformationalBanner != nil {
 		next.InformationalBanner, parts = banner, parts|PartInformationalBanner
 	}
-	return wrap("update settings", s.store.Update(ctx, func(tx Tx) error {
+	return wrap("update settings", s.update(ctx, p, func(tx Tx) error {
 		orgID, err := writableOrg(ctx, tx, p, portalID)
 		if err != nil {
 			return err

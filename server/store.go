@@ -10,6 +10,10 @@ import (
 // ErrNotFound is returned by a Tx lookup that finds nothing.
 var ErrNotFound = errors.New("not found")
 
+// ErrTokenRemoved is returned by an Update whose Tx.ConfirmToken found the
+// token gone, whatever fn returned: the transaction changed nothing.
+var ErrTokenRemoved = errors.New("token removed")
+
 // Store persists the portal. Every request runs its reads and writes in one
 // transaction, so a rejected or failed request changes nothing, and
 // concurrent requests behave as if run one after another (serializable).
@@ -34,8 +38,11 @@ type Store interface {
 	// cannot keep what it commits (its file deleted or replaced, its disk
 	// full) reports an error, as its writes do.
 	Ping(ctx context.Context) error
-	// Reset deletes everything.
-	Reset(ctx context.Context) error
+	// Reset deletes everything and, when seed is not nil, runs seed, in one
+	// transaction: no other transaction sees the store empty, and none
+	// runs astride it (a write that confirmed its token, see
+	// Tx.ConfirmToken, commits before the reset or finds the token gone).
+	Reset(ctx context.Context, seed func(tx Tx) error) error
 	// Dump writes every row in a stable order, for comparing states.
 	Dump(ctx context.Context, w io.Writer) error
 	// Close releases the store.
@@ -82,6 +89,14 @@ type Tx interface {
 	PutUser(ctx context.Context, u User) error
 
 	Token(ctx context.Context, token string) (Token, error)
+	// ConfirmToken makes an Update depend on token, resolved before the
+	// transaction began: it must be the transaction's first call. A token
+	// that a Reset removed meanwhile makes the Update return
+	// ErrTokenRemoved, having changed nothing; a token confirmed holds until
+	// the transaction ends, against Reset. It may report the removal
+	// itself or, on a store that sends it with the next statement, let the
+	// Update report it.
+	ConfirmToken(ctx context.Context, token string) error
 	// Principal returns a token with its user and, when the user's
 	// organization defines a role named as the user's role, that role's
 	// privileges, in one lookup. ErrNotFound when the token or its user

@@ -192,12 +192,13 @@ func TestEmptyPortalConfigReadsAsObject(t *testing.T) {
 
 // The caller's own organization is written without a lookup; if it is gone
 // meanwhile (here a reset made behind the server's back, as through another
-// replica, while the token is still cached), the update says so and stores
+// replica, while the token is still cached), so is the token, which the
+// write confirms in its transaction: the update answers 498 and stores
 // nothing.
 func TestSettingsUpdateOfAnOrganizationGone(t *testing.T) {
 	p := pt.New(t)
 	ok(t, get(t, p, "/portals/self/settings", pt.AdminToken, nil)) // the token is now cached
-	if err := p.Store.Reset(t.Context()); err != nil {
+	if err := p.Store.Reset(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
 	var empty bytes.Buffer
@@ -205,7 +206,7 @@ func TestSettingsUpdateOfAnOrganizationGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	fails(t, post(t, p, "/portals/self/settings/update", pt.AdminToken, form("informationalBanner", `{"text":"x"}`)),
-		400, "Portal does not exist or is inaccessible.")
+		498, "Invalid token.")
 	var after bytes.Buffer
 	if err := p.Store.Dump(t.Context(), &after); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/orgportal/portal-api/server"
 )
 
 // pgTx is a PostgreSQL transaction run on the pgx connection under a pooled
@@ -19,6 +21,12 @@ type pgTx struct {
 	conn  *pgx.Conn
 	begin string // the BEGIN statement, sent with the first statement
 	begun bool
+	// confirm is the token the transaction depends on (tx.ConfirmToken),
+	// read between BEGIN and the first statement; tokenGone records that
+	// it was not found, which fails the transaction whatever fn makes of
+	// its first statement's error.
+	confirm   *string
+	tokenGone bool
 }
 
 // first sends BEGIN and q together; use reads q's result and must be done
@@ -26,12 +34,26 @@ type pgTx struct {
 func (p *pgTx) first(ctx context.Context, q string, args []any, use func(br pgx.BatchResults) error) error {
 	var b pgx.Batch
 	b.Queue(p.begin)
+	if p.confirm != nil {
+		b.Queue(confirmTokenPG, *p.confirm)
+	}
 	b.Queue(q, args...)
 	br := p.conn.SendBatch(ctx, &b)
 	p.begun = true
 	if _, err := br.Exec(); err != nil {
 		_ = br.Close()
 		return err
+	}
+	if p.confirm != nil {
+		var one int
+		if err := br.QueryRow().Scan(&one); err != nil {
+			_ = br.Close()
+			if errors.Is(err, pgx.ErrNoRows) {
+				p.tokenGone = true
+				return server.ErrTokenRemoved
+			}
+			return fmt.Errorf("sqlstore: confirm token: %w", err)
+		}
 	}
 	err := use(br)
 	return errors.Join(err, br.Close())
@@ -109,6 +131,8 @@ func (r firstRow) Scan(dest ...any) error {
 	return rs.Scan(dest...)
 }
 
+var confirmTokenPG = postgres.rebind(confirmTokenQuery)
+
 // end commits or, when fnErr is not nil, rolls back a transaction begun.
 func (p *pgTx) end(ctx context.Context, fnErr error) error {
 	if !p.begun {
@@ -154,6 +178,9 @@ func (s *Store) runPG(ctx context.Context, begin string, readOnly bool, fn func(
 			}()
 			fnErr = fn(t)
 		}()
+		if p.tokenGone {
+			fnErr = server.ErrTokenRemoved
+		}
 		return p.end(ctx, fnErr)
 	})
 }

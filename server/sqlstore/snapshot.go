@@ -38,7 +38,7 @@ func (s *Store) RestoreSnapshot(ctx context.Context, name string) error {
 	restore := func(t *tx) error {
 		if t.d == postgres {
 			// As a reset: no write runs astride the restore.
-			if _, err := t.exec(ctx, "LOCK TABLE "+dataTableNames()+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+			if _, err := t.exec(ctx, "LOCK TABLE "+lockOrder()+" IN ACCESS EXCLUSIVE MODE"); err != nil {
 				return fmt.Errorf("sqlstore: restore: %w", err)
 			}
 		}

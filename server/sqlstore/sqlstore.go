@@ -222,25 +222,32 @@ var dataTables = []struct {
 	{"items", "id, owner, folder_id, title, type, description, tags, created_ms, modified_ms", "id"},
 }
 
-func dataTableNames() string {
-	names := make([]string, len(dataTables))
-	for i, tb := range dataTables {
-		names[i] = tb.name
+// lockOrder lists the data tables in the order Reset locks them: tokens
+// first, then the others.
+func lockOrder() string {
+	names := []string{"tokens"}
+	for _, tb := range dataTables {
+		if tb.name != "tokens" {
+			names = append(names, tb.name)
+		}
 	}
 	return strings.Join(names, ", ")
 }
 
-// Reset implements server.Store: it deletes every row and keeps the schema.
-// On PostgreSQL it returns once every process watching the store's tokens
-// (WatchTokens) has forgotten them.
-func (s *Store) Reset(ctx context.Context) error {
+// Reset implements server.Store: it deletes every row, keeps the schema and
+// runs seed, in one transaction. On PostgreSQL it returns once every process
+// watching the store's tokens (WatchTokens) has forgotten them.
+func (s *Store) Reset(ctx context.Context, seed func(tx server.Tx) error) error {
 	del := func(t *tx) error {
 		if t.d == postgres {
 			// Every transaction reading or writing these tables holds a lock
 			// that this one waits for, and later ones wait for it: none runs
 			// astride the reset, such as a write deciding on a user that the
 			// reset then deletes before the write inserts the user's item.
-			if _, err := t.exec(ctx, "LOCK TABLE "+dataTableNames()+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+			// The tokens table comes first: a write's first statement reads
+			// its token (ConfirmToken), and one that has read it must not
+			// then wait for a table this transaction took meanwhile.
+			if _, err := t.exec(ctx, "LOCK TABLE "+lockOrder()+" IN ACCESS EXCLUSIVE MODE"); err != nil {
 				return fmt.Errorf("sqlstore: reset: %w", err)
 			}
 		}
@@ -248,6 +255,12 @@ func (s *Store) Reset(ctx context.Context) error {
 			if _, err := t.exec(ctx, "DELETE FROM "+tb.name); err != nil {
 				return fmt.Errorf("sqlstore: reset %s: %w", tb.name, err)
 			}
+		}
+		if seed == nil {
+			return nil
+		}
+		if err := seed(t); err != nil {
+			return fmt.Errorf("sqlstore: reset: seed: %w", err)
 		}
 		return nil
 	}

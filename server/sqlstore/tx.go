@@ -366,6 +366,30 @@ func (t *tx) Token(ctx context.Context, token string) (server.Token, error) {
 	return tk, nil
 }
 
+// confirmTokenQuery reads the token an Update depends on (ConfirmToken). On
+// PostgreSQL, reading the tokens table holds it against Reset's exclusive
+// lock until the transaction ends; a statement that waited for that lock
+// reads what the Reset committed.
+const confirmTokenQuery = "SELECT 1 FROM tokens WHERE token = ?"
+
+// ConfirmToken implements server.Tx. In a PostgreSQL transaction not yet
+// begun it costs no round trip: it is sent with BEGIN and the next statement
+// (pgTx.first), and the Update reports the removal.
+func (t *tx) ConfirmToken(ctx context.Context, token string) error {
+	if t.pg != nil && !t.pg.begun {
+		t.pg.confirm = &token
+		return nil
+	}
+	var one int
+	err := t.queryRow(ctx, confirmTokenQuery, token).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return server.ErrTokenRemoved
+	} else if err != nil {
+		return fmt.Errorf("sqlstore: confirm token: %w", err)
+	}
+	return nil
+}
+
 func (t *tx) Principal(ctx context.Context, token string) (server.Token, server.Principal, error) {
 	tk := server.Token{Token: token}
 	var p server.Principal

@@ -40,6 +40,8 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"ItemBatches", testItemBatches},
 		{"Times", testTimes},
 		{"Reset", testReset},
+		{"ResetWithSeed", testResetWithSeed},
+		{"ConfirmToken", testConfirmToken},
 		{"Dump", testDump},
 		{"RollbackOnError", testRollbackOnError},
 		{"RollbackOnPanic", testRollbackOnPanic},
@@ -745,7 +747,19 @@ func testTimes(t *testing.T, open func(t *testing.T) server.Store) {
 // populate stores one of everything, in an order given by reverse.
 func populate(t *testing.T, s server.Store, reverse bool) {
 	t.Helper()
-	puts := []func(ctx context.Context, tx server.Tx) error{
+	puts := populatePuts()
+	for i := range puts {
+		p := puts[i]
+		if reverse {
+			p = puts[len(puts)-1-i]
+		}
+		update(t, s, p)
+	}
+}
+
+// populatePuts are the writes of populate, one Update each there.
+func populatePuts() []func(ctx context.Context, tx server.Tx) error {
+	return []func(ctx context.Context, tx server.Tx) error{
 		func(ctx context.Context, tx server.Tx) error {
 			return tx.PutOrganization(ctx, server.Organization{ID: "o1", Name: "One"})
 		},
@@ -786,20 +800,13 @@ func populate(t *testing.T, s server.Store, reverse bool) {
 			return tx.PutItem(ctx, server.Item{ID: "i1", Owner: "alice", Title: "I1", Tags: []string{"t"}, Created: ms(2), Modified: ms(3)})
 		},
 	}
-	for i := range puts {
-		p := puts[i]
-		if reverse {
-			p = puts[len(puts)-1-i]
-		}
-		update(t, s, p)
-	}
 }
 
 func testReset(t *testing.T, open func(t *testing.T) server.Store) {
 	s := open(t)
 	emptyDump := dump(t, s)
 	populate(t, s, false)
-	if err := s.Reset(t.Context()); err != nil {
+	if err := s.Reset(t.Context(), nil); err != nil {
 		t.Fatalf("Reset: %v", err)
 	}
 	if empty := isEmpty(t, s); !empty {
@@ -822,6 +829,102 @@ func testReset(t *testing.T, open func(t *testing.T) server.Store) {
 	populate(t, s, false)
 	if empty := isEmpty(t, s); empty {
 		t.Errorf("after Reset and populate: Empty = true")
+	}
+}
+
+// Reset writes the seed in its own transaction: the store after it is the
+// seed's, and a seed that fails leaves the store as it was.
+func testResetWithSeed(t *testing.T, open func(t *testing.T) server.Store) {
+	want := open(t)
+	populate(t, want, false)
+	s := open(t)
+	populate(t, s, true)
+	update(t, s, func(ctx context.Context, tx server.Tx) error {
+		return tx.PutItem(ctx, server.Item{ID: "extra", Owner: "alice", Title: "X", Created: ms(4), Modified: ms(4)})
+	})
+	before := dump(t, s)
+	failed := errors.New("seed failed")
+	if err := s.Reset(t.Context(), func(server.Tx) error { return failed }); !errors.Is(err, failed) {
+		t.Fatalf("Reset with a failing seed: %v, want the seed's error", err)
+	}
+	if got := dump(t, s); got != before {
+		t.Errorf("a Reset whose seed failed changed the store:\n%s\nwant:\n%s", got, before)
+	}
+	seed := func(tx server.Tx) error {
+		for _, put := range populatePuts() {
+			if err := put(t.Context(), tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := s.Reset(t.Context(), seed); err != nil {
+		t.Fatalf("Reset: %v", err)
+	}
+	if got, wantDump := dump(t, s), dump(t, want); got != wantDump {
+		t.Errorf("Dump after Reset with the seed:\n%s\nwant the seed's:\n%s", got, wantDump)
+	}
+}
+
+// An Update that confirms a token commits while the token exists; once a
+// Reset removed it, the Update reports ErrTokenRemoved and changes nothing,
+// even when fn makes light of the error its writes get.
+func testConfirmToken(t *testing.T, open func(t *testing.T) server.Store) {
+	s := open(t)
+	populate(t, s, false)
+	ctx := t.Context()
+	folder := func(id string) func(tx server.Tx) error {
+		return func(tx server.Tx) error {
+			return tx.PutFolder(ctx, server.Folder{ID: id, Owner: "alice", Title: id, Created: ms(5)})
+		}
+	}
+	confirmed := func(token string, fn func(tx server.Tx) error) error {
+		return s.Update(ctx, func(tx server.Tx) error {
+			if err := tx.ConfirmToken(ctx, token); err != nil {
+				return err
+			}
+			return fn(tx)
+		})
+	}
+	if err := confirmed("tok", folder("kept")); err != nil {
+		t.Fatalf("Update confirming an existing token: %v", err)
+	}
+	if _, err := get(t, s, func(ctx context.Context, tx server.Tx) (server.Folder, error) { return tx.Folder(ctx, "alice", "kept") }); err != nil {
+		t.Errorf("the write of an Update confirming an existing token: %v", err)
+	}
+	if err := s.Reset(ctx, func(tx server.Tx) error {
+		for _, put := range populatePuts() {
+			if err := put(ctx, tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// "removed" stands for a generated token the reset deleted: alice and
+	// her folders are there again, the token is not.
+	for _, tc := range []struct {
+		name string
+		fn   func(tx server.Tx) error
+	}{
+		{"a write", folder("lost")},
+		{"a write whose error is ignored", func(tx server.Tx) error { _ = folder("lost")(tx); return nil }},
+		{"a lookup and a write", func(tx server.Tx) error {
+			if _, err := tx.User(ctx, "alice"); err != nil {
+				return err
+			}
+			return folder("lost")(tx)
+		}},
+	} {
+		if err := confirmed("removed", tc.fn); !errors.Is(err, server.ErrTokenRemoved) {
+			t.Errorf("%s confirming a token that does not exist: %v, want ErrTokenRemoved", tc.name, err)
+		}
+	}
+	_, err := get(t, s, func(ctx context.Context, tx server.Tx) (server.Folder, error) { return tx.Folder(ctx, "alice", "lost") })
+	wantNotFound(t, "the write of an Update confirming a removed token", err)
+	if err := confirmed("tok", folder("seeded")); err != nil {
+		t.Errorf("Update confirming a token the seed wrote: %v", err)
 	}
 }
 

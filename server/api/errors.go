@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,6 +97,12 @@ func (s *srv) toEnvelope(err error, c echo.Context) (int, envelopeBody) {
 			// The generated binders report malformed parameters this way.
 			return http.StatusOK, envelopeBody{Code: 400, Message: s.opMessage(c), Details: []string{fmt.Sprint(he.Message)}}
 		}
+	}
+	if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
+		// The client hung up while the request was served: its doing, not
+		// a failure of the server, and nobody reads this answer.
+		s.log.Debug("client went away", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		return http.StatusOK, envelopeBody{Code: 400, Message: "The client closed the connection.", Details: []string{}}
 	}
 	s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	return http.StatusOK, envelopeBody{Code: 500, Message: "An unexpected error occurred. The failure was logged.", Details: []string{}}

@@ -196,3 +196,46 @@ func TestBodyFramingFaults(t *testing.T) {
 		})
 	}
 }
+
+// requestLog records what is logged at ERROR and signals each finished
+// request ("request", logged at INFO once the answer is written).
+type requestLog struct {
+	logged
+	done chan struct{}
+}
+
+func (l *requestLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *requestLog) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "request" {
+		l.done <- struct{}{}
+	}
+	if r.Level >= slog.LevelError {
+		return l.logged.Handle(ctx, r)
+	}
+	return nil
+}
+func (l *requestLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *requestLog) WithGroup(string) slog.Handler      { return l }
+
+// A client that hangs up while its request is being served (here held by a
+// delay fault) is the client's doing: nothing is logged at ERROR.
+func TestClientGoneMidRequestLogsNoError(t *testing.T) {
+	l := &requestLog{done: make(chan struct{}, 1)}
+	p := pt.New(t, pt.WithLogger(slog.New(l)))
+	p.Fault(t, pt.Fault{Operation: "updateSettings", Delay: 5 * time.Minute})
+	body := enc("informationalBanner", `{"text":"held"}`)
+	req := fmt.Sprintf("POST /sharing/rest/portals/self/settings/update HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", pt.AdminToken, len(body), body)
+	rawExchange(t, strings.TrimPrefix(p.Root, "http://"), req, true)
+	select {
+	case <-l.done:
+	case <-time.After(time.Minute): // a guard against a hang, not a timing
+		t.Fatal("the request held by the fault never ended")
+	}
+	if errs := l.list(); len(errs) > 0 {
+		t.Errorf("logged at ERROR: %q", errs)
+	}
+	if got := p.Requests(t, "updateSettings"); len(got) != 1 {
+		t.Errorf("journal: %d entries, want the one request", len(got))
+	}
+}

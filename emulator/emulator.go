@@ -174,8 +174,8 @@ func (s *Server) Seed() *seed.File { return s.seed }
 func (s *Server) Options() Options { return s.opts }
 
 // Reset empties the store, writes the seed again and forgets every token
-// the API had cached, and clears the fault rules, the journal and the
-// clock's offset, as POST /emulator/reset does. Emptying and seeding are one
+// the API had cached, and clears the fault rules, the journal, the clock's
+// offset and the failed sign-ins counted, as POST /emulator/reset does. Emptying and seeding are one
 // transaction: no request sees the store empty, and a write whose token the
 // reset removes either commits before it (and is wiped) or answers 498.
 func (s *Server) Reset(ctx context.Context) error {
@@ -187,6 +187,7 @@ func (s *Server) Reset(ctx context.Context) error {
 	if err := s.store.Reset(ctx, func(tx server.Tx) error { return s.seed.Apply(ctx, tx, s.clock.now()) }); err != nil {
 		return fmt.Errorf("emulator: reset: %w", err)
 	}
+	s.api.ForgetSignins()
 	// A token read before the reset committed and cached after this is
 	// dropped by the cache itself (its generation moved on).
 	s.api.ForgetTokens()

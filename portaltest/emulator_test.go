@@ -503,3 +503,22 @@ func TestFaultRulesCountIndependently(t *testing.T) {
 		t.Errorf("rules fired %q, want %q", fired, want)
 	}
 }
+
+// Reset forgets failed sign-ins: a user throttled before it signs in after.
+func TestResetForgetsFailedSignins(t *testing.T) {
+	p := portaltest.New(t)
+	anon := p.Client("")
+	ctx := t.Context()
+	for range 5 {
+		if _, err := anon.GenerateToken(ctx, portaltest.Admin, "wrong", 0); !isCode(err, 400) {
+			t.Fatalf("a wrong password: %v, want 400", err)
+		}
+	}
+	if _, err := anon.GenerateToken(ctx, portaltest.Admin, portaltest.AdminPassword, 0); !isCode(err, 429) {
+		t.Fatalf("the right password after 5 failures: %v, want 429", err)
+	}
+	p.Reset(t)
+	if _, err := anon.GenerateToken(ctx, portaltest.Admin, portaltest.AdminPassword, 0); err != nil {
+		t.Errorf("the right password after a reset: %v", err)
+	}
+}

@@ -175,6 +175,10 @@ func (s *Service) update(ctx context.Context, p Principal, fn func(tx Tx) error)
 // ForgetTokens empties the token cache: the store was reset.
 func (s *Service) ForgetTokens() { s.tokens.clear() }
 
+// ForgetSignins forgets the failed sign-ins counted so far: the emulator was
+// reset to its seed.
+func (s *Service) ForgetSignins() { s.signins.clear() }
+
 // tokenCacheTTL is how long a token's principal is reused without a store
 // read. Nothing in the API changes a user's role or a role's privileges, and
 // a token's own expiry is still checked on every use; a token removed (by a

@@ -83,6 +83,13 @@ func (t *signinThrottle) admit(user, addr string, now time.Time) *Error {
 		Details: []string{fmt.Sprintf("%s in %d minutes; try again in %s", why, int(signinWindow/time.Minute), wait)}}
 }
 
+// clear forgets every count.
+func (t *signinThrottle) clear() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.byUser, t.byAddr = nil, nil
+}
+
 // succeeded clears the user name's count.
 func (t *signinThrottle) succeeded(user string) {
 	t.mu.Lock()

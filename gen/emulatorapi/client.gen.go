@@ -252,8 +252,8 @@ type ClientInterface interface {
 
 	// ResetWithBody Reset the store to the seed
 	//
-	// Empties the store and writes the seed again; clears the fault rules, the journal and the clock's
-	// offset. Snapshots are kept.
+	// Empties the store and writes the seed again, in one transaction; clears the fault rules, the journal,
+	// the clock's offset and the failed sign-ins counted by generateToken's throttle. Snapshots are kept.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -262,8 +262,8 @@ type ClientInterface interface {
 
 	// Reset Reset the store to the seed
 	//
-	// Empties the store and writes the seed again; clears the fault rules, the journal and the clock's
-	// offset. Snapshots are kept.
+	// Empties the store and writes the seed again, in one transaction; clears the fault rules, the journal,
+	// the clock's offset and the failed sign-ins counted by generateToken's throttle. Snapshots are kept.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -666,8 +666,8 @@ func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, r
 
 // ResetWithBody Reset the store to the seed
 //
-// Empties the store and writes the seed again; clears the fault rules, the journal and the clock's
-// offset. Snapshots are kept.
+// Empties the store and writes the seed again, in one transaction; clears the fault rules, the journal,
+// the clock's offset and the failed sign-ins counted by generateToken's throttle. Snapshots are kept.
 //
 // Takes any type of body and a specified content type.
 //
@@ -686,8 +686,8 @@ func (c *Client) ResetWithBody(ctx context.Context, contentType string, body io.
 
 // Reset Reset the store to the seed
 //
-// Empties the store and writes the seed again; clears the fault rules, the journal and the clock's
-// offset. Snapshots are kept.
+// Empties the store and writes the seed again, in one transaction; clears the fault rules, the journal,
+// the clock's offset and the failed sign-ins counted by generateToken's throttle. Snapshots are kept.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1683,8 +1683,8 @@ type ClientWithResponsesInterface interface {
 
 	// ResetWithBodyWithResponse Reset the store to the seed
 	//
-	// Empties the store and writes the seed again; clears the fault rules, the journal and the clock's
-	// offset. Snapshots are kept.
+	// Empties the store and writes the seed again, in one transaction; clears the fault rules, the journal,
+	// the clock's offset and the failed sign-ins counted by generateToken's throttle. Snapshots are kept.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1693,8 +1693,8 @@ type ClientWithResponsesInterface interface {
 
 	// ResetWithResponse Reset the store to the seed
 	//
-	// Empties the store and writes the seed again; clears the fault rules, the journal and the clock's
-	// offset. Snapshots are kept.
+	// Empties the store and writes the seed again, in one transaction; clears the fault rules, the journal,
+	// the clock's offset and the failed sign-ins counted by generateToken's throttle. Snapshots are kept.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2827,8 +2827,8 @@ func (c *ClientWithResponses) ListRequestsWithResponse(ctx context.Context, para
 
 // ResetWithBodyWithResponse Reset the store to the seed
 //
-// Empties the store and writes the seed again; clears the fault rules, the journal and the clock's
-// offset. Snapshots are kept.
+// Empties the store and writes the seed again, in one transaction; clears the fault rules, the journal,
+// the clock's offset and the failed sign-ins counted by generateToken's throttle. Snapshots are kept.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2843,8 +2843,8 @@ func (c *ClientWithResponses) ResetWithBodyWithResponse(ctx context.Context, con
 
 // ResetWithResponse Reset the store to the seed
 //
-// Empties the store and writes the seed again; clears the fault rules, the journal and the clock's
-// offset. Snapshots are kept.
+// Empties the store and writes the seed again, in one transaction; clears the fault rules, the journal,
+// the clock's offset and the failed sign-ins counted by generateToken's throttle. Snapshots are kept.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

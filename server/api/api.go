@@ -69,6 +69,10 @@ type API struct {
 // behind the API's back: no token of the old state is honoured.
 func (a *API) ForgetTokens() { a.svc.ForgetTokens() }
 
+// ForgetSignins forgets the failed sign-ins counted by the throttle, for an
+// owner that reset the store to its seed.
+func (a *API) ForgetSignins() { a.svc.ForgetSignins() }
+
 // New returns the API on cfg.Store.
 func New(cfg Config) (*API, error) {
 	if cfg.Store == nil {

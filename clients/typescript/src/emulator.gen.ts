@@ -13,8 +13,8 @@ export interface paths {
         put?: never;
         /**
          * Reset the store to the seed
-         * @description Empties the store and writes the seed again; clears the fault rules, the journal and the clock's
-         *     offset. Snapshots are kept.
+         * @description Empties the store and writes the seed again, in one transaction; clears the fault rules, the journal,
+         *     the clock's offset and the failed sign-ins counted by generateToken's throttle. Snapshots are kept.
          */
         post: operations["reset"];
         delete?: never;

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -222,7 +223,8 @@ type knobs struct {
 //     those before it; the serial order is the order they ran in. A View
 //     sees the state after some group, never part of one.
 //   - A job whose fn fails or panics is rolled back to its savepoint; the
-//     others of its group are unaffected.
+//     others of its group are unaffected. The first job of a group has no
+//     savepoint: its failure rolls back the group, which holds only it.
 //   - Every job is answered once its group has ended, so none is
 //     acknowledged before its COMMIT. If the COMMIT fails, every job of the
 //     group gets its error, even one whose fn failed: that failure may rest
@@ -269,6 +271,9 @@ type group struct {
 	jobs []*job // jobs whose fn ran, their results to give at the end
 	// t is the view of tx every job gets; its bound statements serve all.
 	t *tx
+	// bare: the group's first job ran without a savepoint (see run);
+	// probed: the transaction was found still open after it.
+	bare, probed bool
 }
 
 func newCommitter(db *sql.DB, stmts *stmtCache) *committer {
@@ -447,13 +452,27 @@ func (c *committer) exec(q string) error {
 	return err
 }
 
-// run runs one job's fn in a savepoint of the open group.
+// run runs one job's fn in a savepoint of the open group. The group's first
+// job runs without one, most groups being one job under light load: its
+// failure rolls the whole transaction back, which holds nothing else, and
+// ends the group (settle). Two statements fewer per Update.
 func (c *committer) run(j *job) {
 	j.res = result{}
-	if err := c.exec("SAVEPOINT " + savepoint); err != nil {
-		// The job has not run: it runs again with the others.
-		c.abort(fmt.Errorf("sqlstore: savepoint: %w", err), append(c.g.jobs, j))
-		return
+	if len(c.g.jobs) == 0 {
+		c.g.bare = true
+	} else {
+		if c.g.bare && !c.g.probed {
+			if err := c.probe(); err != nil {
+				c.abort(err, append(c.g.jobs, j))
+				return
+			}
+			c.g.probed = true
+		}
+		if err := c.exec("SAVEPOINT " + savepoint); err != nil {
+			// The job has not run: it runs again with the others.
+			c.abort(fmt.Errorf("sqlstore: savepoint: %w", err), append(c.g.jobs, j))
+			return
+		}
 	}
 	returned := false
 	c.running.Store(j)
@@ -479,7 +498,17 @@ func (c *committer) run(j *job) {
 // settle keeps the job's writes when fn succeeded and undoes them otherwise,
 // then holds its result until the group ends. A savepoint statement that
 // fails means the transaction is no longer usable: the group is rolled back.
+// The first job has no savepoint: when it fails, the group ends with a
+// ROLLBACK.
 func (c *committer) settle(j *job, r result) {
+	if len(c.g.jobs) == 0 && c.g.bare {
+		j.res = r
+		c.g.jobs = append(c.g.jobs, j)
+		if !r.ok() {
+			c.commit()
+		}
+		return
+	}
 	var err error
 	if r.ok() {
 		err = c.exec("RELEASE " + savepoint)
@@ -496,6 +525,23 @@ func (c *committer) settle(j *job, r result) {
 		return
 	}
 	c.g.jobs = append(c.g.jobs, j)
+}
+
+// probe checks that the transaction the first job ran in, without a
+// savepoint, is still open before another job joins it: SQLite rolls a
+// transaction back on some errors, and a first fn that returned nil all the
+// same would otherwise be answered as committed, its writes undone, while
+// the next SAVEPOINT began a new transaction. BEGIN fails inside a
+// transaction and nowhere else.
+func (c *committer) probe() error {
+	err := c.exec("BEGIN")
+	if err == nil {
+		return errors.New("sqlstore: transaction lost: it ended under the group's first job")
+	}
+	if !strings.Contains(err.Error(), "within a transaction") {
+		return fmt.Errorf("sqlstore: transaction lost: %w", err)
+	}
+	return nil
 }
 
 // abort rolls the open group back after it became unusable. Panicked and

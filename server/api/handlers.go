@@ -70,11 +70,24 @@ var successTrue = ptr(true)
 func (h *handlers) UpdateSettings(ctx context.Context, r gen.UpdateSettingsRequestObject) (gen.UpdateSettingsResponseObject, error) {
 	b := r.Body
 	u := server.SettingsUpdate{
-		AnonymousAccessNotice:     raw(b.AnonymousAccessNotice),
-		AuthenticatedAccessNotice: raw(b.AuthenticatedAccessNotice),
-		InformationalBanner:       raw(b.InformationalBanner),
-		PortalConfigProperties:    raw(b.PortalConfigProperties),
-		ClearEmptyFields:          b.ClearEmptyFields != nil && *b.ClearEmptyFields,
+		PortalConfigProperties: raw(b.PortalConfigProperties),
+		ClearEmptyFields:       b.ClearEmptyFields != nil && *b.ClearEmptyFields,
+	}
+	// The notices and the banner as the transport decoded and validated
+	// them, not parsed again from their text.
+	var fields map[string]any
+	if cl := callOf(ctx); cl != nil {
+		fields = cl.fields
+	}
+	var err error
+	if u.AnonymousAccessNotice, err = decodedNotice("anonymousAccessNotice", fields); err != nil {
+		return nil, err
+	}
+	if u.AuthenticatedAccessNotice, err = decodedNotice("authenticatedAccessNotice", fields); err != nil {
+		return nil, err
+	}
+	if u.InformationalBanner, err = decodedBanner(fields); err != nil {
+		return nil, err
 	}
 	if err := h.svc.UpdateSettings(ctx, principal(ctx), r.PortalId, u); err != nil {
 		return nil, err

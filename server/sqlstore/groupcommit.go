@@ -42,6 +42,10 @@ const (
 type job struct {
 	ctx   context.Context
 	fn    func(t *tx) error
+	// verify, when not nil, checks what a COMMIT cannot tell (the SQLite
+	// file still being the store's); it is run once for a group, after its
+	// COMMIT, for all its jobs that have one.
+	verify func() error
 	state atomic.Int32
 	// aborts counts the groups rolled back under the job; committer only.
 	aborts int
@@ -56,6 +60,7 @@ type result struct {
 	panicked bool
 	panicVal any // raised again in the caller
 	goexit   bool
+	verified error // what verify returned, after the group committed
 }
 
 // ok reports whether fn returned nil.
@@ -299,23 +304,24 @@ func (c *committer) max() int {
 }
 
 // do runs fn in the next group and returns its outcome, raising fn's panic
-// again in this goroutine.
-func (c *committer) do(ctx context.Context, fn func(t *tx) error) error {
+// again in this goroutine, and, when fn's writes were committed and verify
+// is not nil, what verify reported after the COMMIT.
+func (c *committer) do(ctx context.Context, fn func(t *tx) error, verify func() error) (err, verified error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return err, nil
 	}
 	if c.nested(ctx) {
-		return ErrNestedUpdate
+		return ErrNestedUpdate, nil
 	}
-	j := &job{ctx: ctx, fn: fn, done: make(chan struct{})}
+	j := &job{ctx: ctx, fn: fn, verify: verify, done: make(chan struct{})}
 	if err := c.q.push(j); err != nil {
-		return err
+		return err, nil
 	}
 	select {
 	case <-j.done:
 	case <-ctx.Done():
 		if j.state.CompareAndSwap(queued, abandoned) {
-			return ctx.Err()
+			return ctx.Err(), nil
 		}
 		// It runs or has run: its outcome is the truth, whatever ctx says.
 		<-j.done
@@ -326,7 +332,7 @@ func (c *committer) do(ctx context.Context, fn func(t *tx) error) error {
 	case j.res.goexit:
 		runtime.Goexit()
 	}
-	return j.res.err
+	return j.res.err, j.res.verified
 }
 
 // nested reports whether an Update with ctx is made by the fn running now,
@@ -595,9 +601,18 @@ func (c *committer) commit() {
 		rerr = g.tx.Rollback()
 	}
 	release(g.conn, err != nil || rerr != nil)
+	var verified error
+	checked := false
 	for _, j := range g.jobs {
 		if err != nil && !j.res.panicked && !j.res.goexit {
 			j.res = result{err: err}
+		}
+		if kept && err == nil && j.res.ok() && j.verify != nil {
+			// One check serves the group: its jobs committed together.
+			if !checked {
+				verified, checked = j.verify(), true
+			}
+			j.res.verified = verified
 		}
 		j.answer(j.res)
 	}

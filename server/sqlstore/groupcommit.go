@@ -40,13 +40,13 @@ const (
 )
 
 type job struct {
-	ctx   context.Context
-	fn    func(t *tx) error
+	ctx context.Context
+	fn  func(t *tx) error
 	// verify, when not nil, checks what a COMMIT cannot tell (the SQLite
 	// file still being the store's); it is run once for a group, after its
 	// COMMIT, for all its jobs that have one.
 	verify func() error
-	state atomic.Int32
+	state  atomic.Int32
 	// aborts counts the groups rolled back under the job; committer only.
 	aborts int
 	// res is written by the committer before done is closed.

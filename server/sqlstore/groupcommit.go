@@ -45,7 +45,7 @@ type job struct {
 	// verify, when not nil, checks what a COMMIT cannot tell (the SQLite
 	// file still being the store's); it is run once for a group, after its
 	// COMMIT, for all its jobs that have one.
-	verify func() error
+	verify verifier
 	state  atomic.Int32
 	// aborts counts the groups rolled back under the job; committer only.
 	aborts int
@@ -303,10 +303,13 @@ func (c *committer) max() int {
 	return maxGroup
 }
 
+// verifier is what a job's writes are checked with once committed.
+type verifier interface{ gone() error }
+
 // do runs fn in the next group and returns its outcome, raising fn's panic
 // again in this goroutine, and, when fn's writes were committed and verify
 // is not nil, what verify reported after the COMMIT.
-func (c *committer) do(ctx context.Context, fn func(t *tx) error, verify func() error) (err, verified error) {
+func (c *committer) do(ctx context.Context, fn func(t *tx) error, verify verifier) (err, verified error) {
 	if err := ctx.Err(); err != nil {
 		return err, nil
 	}
@@ -611,7 +614,7 @@ func (c *committer) commit() {
 		if kept && err == nil && j.res.ok() && j.verify != nil {
 			// One check serves the group: its jobs committed together.
 			if !checked {
-				verified, checked = j.verify(), true
+				verified, checked = j.verify.gone(), true
 			}
 			j.res.verified = verified
 		}

@@ -98,10 +98,10 @@ func (f *fileIdentity) committed(storeErr error) {
 // until one succeeds.
 func (s *Store) update(ctx context.Context, fn func(t *tx) error) error {
 	var fnErr error
-	var verify func() error
+	var verify verifier // a nil interface, not a nil *fileIdentity
 	if s.file != nil {
 		// Checked once per group after its COMMIT, not once per Update.
-		verify = s.file.gone
+		verify = s.file
 	}
 	err, gone := s.gc.do(ctx, func(t *tx) error { fnErr = fn(t); return fnErr }, verify)
 	if s.file == nil {

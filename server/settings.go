@@ -13,12 +13,14 @@ import (
 	"unicode/utf8"
 )
 
-// SettingsUpdate is settings/update's input. Each field holds the JSON
-// document sent for that parameter; nil means the parameter was not sent.
+// SettingsUpdate is settings/update's input; nil means the parameter was not
+// sent. The notices and the banner arrive decoded (the transport decoded and
+// validated each document once); portalConfigProperties is the JSON
+// document sent, merged key by key with the stored one as JSON.
 type SettingsUpdate struct {
-	AnonymousAccessNotice     json.RawMessage
-	AuthenticatedAccessNotice json.RawMessage
-	InformationalBanner       json.RawMessage
+	AnonymousAccessNotice     *AccessNotice
+	AuthenticatedAccessNotice *AccessNotice
+	InformationalBanner       *Banner
 	PortalConfigProperties    json.RawMessage
 	// ClearEmptyFields turns a notice or banner sent as {} into a cleared setting.
 	ClearEmptyFields bool
@@ -28,7 +30,7 @@ type SettingsUpdate struct {
 // replaces the stored one wholly, portalConfigProperties merges key by key
 // (null removes a key), and nothing is stored when any part is invalid.
 func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID string, u SettingsUpdate) error {
-	// The documents are decoded and checked before the transaction: none of
+	// The documents are checked before the transaction: none of
 	// it needs the store, and write transactions run one at a time.
 	var problems []string
 	var anon, auth *AccessNotice
@@ -36,13 +38,13 @@ func (s *Service) UpdateSettings(ctx context.Context, p Principal, portalID stri
 	var patch map[string]json.RawMessage
 	lim := &s.gates.Limits
 	if u.AnonymousAccessNotice != nil {
-		anon = decodeNotice("anonymousAccessNotice", u.AnonymousAccessNotice, u.ClearEmptyFields, lim, &problems)
+		anon = checkNotice("anonymousAccessNotice", *u.AnonymousAccessNotice, u.ClearEmptyFields, lim, &problems)
 	}
 	if u.AuthenticatedAccessNotice != nil {
-		auth = decodeNotice("authenticatedAccessNotice", u.AuthenticatedAccessNotice, u.ClearEmptyFields, lim, &problems)
+		auth = checkNotice("authenticatedAccessNotice", *u.AuthenticatedAccessNotice, u.ClearEmptyFields, lim, &problems)
 	}
 	if u.InformationalBanner != nil {
-		banner = decodeBanner(u.InformationalBanner, u.ClearEmptyFields, lim, &problems)
+		banner = checkBanner(*u.InformationalBanner, u.ClearEmptyFields, lim, &problems)
 	}
 	if u.PortalConfigProperties != nil {
 		patch = s.checkPortalConfig(u.PortalConfigProperties, &problems)
@@ -122,32 +124,9 @@ func (s *Service) Settings(ctx context.Context, p Principal, portalID string) (S
 	return out, wrap("read settings", err)
 }
 
-// decodeObject decodes a JSON object strictly; it reports false (with a
-// problem) when raw is not an object of the expected fields.
-func decodeObject(field string, raw json.RawMessage, v any, problems *[]string) bool {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		*problems = append(*problems, fmt.Sprintf("%s: %s", field, jsonReason(err)))
-		return false
-	}
-	return true
-}
-
-func jsonReason(err error) string {
-	var ute *json.UnmarshalTypeError
-	if e, ok := err.(*json.UnmarshalTypeError); ok {
-		ute = e
-		return fmt.Sprintf("%s must be a %s, not a JSON %s", ute.Field, ute.Type, ute.Value)
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-func decodeNotice(field string, raw json.RawMessage, clearEmpty bool, lim *Limits, problems *[]string) *AccessNotice {
-	var n AccessNotice
-	if !decodeObject(field, raw, &n, problems) {
-		return nil
-	}
+// checkNotice applies the rules of a notice sent as field; it returns what
+// to store (nil: cleared).
+func checkNotice(field string, n AccessNotice, clearEmpty bool, lim *Limits, problems *[]string) *AccessNotice {
 	if clearEmpty && n == (AccessNotice{}) {
 		return nil
 	}
@@ -160,12 +139,10 @@ func decodeNotice(field string, raw json.RawMessage, clearEmpty bool, lim *Limit
 	return &n
 }
 
-func decodeBanner(raw json.RawMessage, clearEmpty bool, lim *Limits, problems *[]string) *Banner {
+// checkBanner applies the rules of the banner; it returns what to store
+// (nil: cleared).
+func checkBanner(b Banner, clearEmpty bool, lim *Limits, problems *[]string) *Banner {
 	const field = "informationalBanner"
-	var b Banner
-	if !decodeObject(field, raw, &b, problems) {
-		return nil
-	}
 	if clearEmpty && b == (Banner{}) {
 		return nil
 	}

@@ -102,7 +102,7 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 		runs []wrkRun
 	}{{name: "portald", p: p}, {name: "floor", p: f}}
 	fmt.Fprintf(out, "wrk: settings/update, %d connections, %s per run, %d rounds, portald and the floor taking turns\n", cfg.conns, cfg.duration, cfg.rounds)
-	fmt.Fprintf(out, "%-8s %5s %9s %9s %14s\n", "server", "round", "requests", "req/s", "CPU/request")
+	fmt.Fprintf(out, "%-8s %5s %9s %9s %14s  %s\n", "server", "round", "requests", "req/s", "CPU/request", "load average after")
 	for round := range cfg.rounds {
 		for i := range servers {
 			// Alternate which goes first, so that neither always runs on a
@@ -113,7 +113,7 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
 			s.runs = append(s.runs, r)
-			fmt.Fprintf(out, "%-8s %5d %9d %9.0f %11.1f µs\n", s.name, round+1, r.requests, r.rate, micros(r.cpuPerRequest()))
+			fmt.Fprintf(out, "%-8s %5d %9d %9.0f %11.1f µs  %s\n", s.name, round+1, r.requests, r.rate, micros(r.cpuPerRequest()), loadAverage())
 		}
 	}
 	pd, fl := median(servers[0].runs), median(servers[1].runs)
@@ -124,6 +124,17 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 	fmt.Fprintf(out, "CPU per request, portald ÷ floor: %.2f×  (target ≤ %.1f×: %s)\n", cpuRatio, targetCPURatio, met(cpuRatio <= targetCPURatio))
 	fmt.Fprintf(out, "throughput, portald ÷ floor: %.2f  (target ≥ %.1f: %s)\n", rateRatio, targetThroughputRatio, met(rateRatio >= targetThroughputRatio))
 	return nil
+}
+
+// loadAverage is the machine's 1-, 5- and 15-minute load averages, which
+// say how much else ran beside the servers (the figures above are CPU time
+// per request, but a busy machine slows both servers); "?" where unknown.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }
 
 // seedDemoAdminToken is the demo organization's administrator token, which

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 )
@@ -49,6 +50,26 @@ func SettingsForm(token string, n int) url.Values {
 	return url.Values{
 		"f":                   {"json"},
 		"token":               {token},
-		"informationalBanner": {fmt.Sprintf(`{"text":"Maintenance window %d","bgColor":"#003366","fontColor":"white","enabled":true}`, n)},
+		"informationalBanner": {fmt.Sprintf(bannerBefore+"%d"+bannerAfter, n)},
 	}
 }
+
+// The banner of SettingsForm around its n.
+const (
+	bannerBefore = `{"text":"Maintenance window `
+	bannerAfter  = `","bgColor":"#003366","fontColor":"white","enabled":true}`
+)
+
+// AppendSettingsBody appends SettingsForm(token, n) URL-encoded to dst,
+// without the maps and strings of url.Values: what a benchmark counts is
+// then what the server spends, not what making the request costs.
+func AppendSettingsBody(dst []byte, token string, n int) []byte {
+	dst = append(dst, "f=json&token="...)
+	dst = append(dst, url.QueryEscape(token)...)
+	dst = append(dst, "&informationalBanner="...)
+	dst = append(dst, escapedBannerBefore...)
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	return append(dst, escapedBannerAfter...)
+}
+
+var escapedBannerBefore, escapedBannerAfter = url.QueryEscape(bannerBefore), url.QueryEscape(bannerAfter)

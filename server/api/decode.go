@@ -182,3 +182,95 @@ func maxDepth(prop *openapi3.Schema) int {
 	}
 	return 0
 }
+
+// decodedNotice is the notice sent as field, from its decoded JSON object
+// among fields; nil when not sent. The validator has checked the object
+// against its schema (no other member, each of its type), so the errors
+// here are for a schema that would let more through.
+func decodedNotice(field string, fields map[string]any) (*server.AccessNotice, error) {
+	v, sent := fields[field]
+	if !sent {
+		return nil, nil
+	}
+	// One allocation holds the notice and the values its fields point to.
+	box := new(struct {
+		n                    server.AccessNotice
+		title, text, buttons string
+		enabled              bool
+	})
+	err := eachMember(field, v, func(name string, v any) bool {
+		switch name {
+		case "title":
+			return text(v, &box.title, &box.n.Title)
+		case "text":
+			return text(v, &box.text, &box.n.Text)
+		case "buttons":
+			return text(v, &box.buttons, &box.n.Buttons)
+		case "enabled":
+			return flag(v, &box.enabled, &box.n.Enabled)
+		}
+		return false
+	})
+	return &box.n, err
+}
+
+// decodedBanner is the banner sent, as decodedNotice is a notice.
+func decodedBanner(fields map[string]any) (*server.Banner, error) {
+	const field = "informationalBanner"
+	v, sent := fields[field]
+	if !sent {
+		return nil, nil
+	}
+	box := new(struct {
+		b                        server.Banner
+		text, bgColor, fontColor string
+		enabled                  bool
+	})
+	err := eachMember(field, v, func(name string, v any) bool {
+		switch name {
+		case "text":
+			return text(v, &box.text, &box.b.Text)
+		case "bgColor":
+			return text(v, &box.bgColor, &box.b.BgColor)
+		case "fontColor":
+			return text(v, &box.fontColor, &box.b.FontColor)
+		case "enabled":
+			return flag(v, &box.enabled, &box.b.Enabled)
+		}
+		return false
+	})
+	return &box.b, err
+}
+
+// eachMember calls set with each member of the decoded JSON object v that
+// is not null (null leaves a field unset, as encoding/json does); set
+// reports false for a member it does not know or whose value is not of its
+// type.
+func eachMember(field string, v any, set func(name string, v any) bool) error {
+	obj, isObject := v.(map[string]any)
+	if !isObject {
+		return server.Invalid(field + ": must be a JSON object")
+	}
+	for name, mv := range obj {
+		if mv != nil && !set(name, mv) {
+			return server.Invalid(fmt.Sprintf("%s.%s: not a member of this type, or not of the member's type", field, name))
+		}
+	}
+	return nil
+}
+
+// text points *dst at val holding the decoded JSON string v; false when v
+// is not a string.
+func text(v any, val *string, dst **string) bool {
+	s, ok := v.(string)
+	*val, *dst = s, val
+	return ok
+}
+
+// flag points *dst at val holding the decoded JSON boolean v; false when v
+// is not a boolean.
+func flag(v any, val *bool, dst **bool) bool {
+	b, ok := v.(bool)
+	*val, *dst = b, val
+	return ok
+}

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/runtime"
+
 	"github.com/orgportal/portal-api/gen"
 	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/wire"
@@ -67,17 +70,68 @@ func millis(t time.Time) *int64 { return ptr(t.UnixMilli()) }
 
 var successTrue = ptr(true)
 
+// direct are the operations served from what serve decoded and validated,
+// without the generated binder, which would read the form again by
+// reflection: settings/update, the hottest write.
+var direct = map[string]func(s *srv, c echo.Context, cl *call) error{
+	"updateSettings": (*srv).updateSettings,
+}
+
+// updateSettings serves settings/update directly (see direct); the
+// generated handler's UpdateSettings below is what it replaces.
+func (s *srv) updateSettings(c echo.Context, cl *call) error {
+	// The path parameter bound as the generated wrapper binds it.
+	var portalID gen.PortalId
+	err := runtime.BindStyledParameterWithOptions("simple", "portalId", c.Param("portalId"), &portalID,
+		runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Required: true, Type: "string",
+			ValueIsUnescaped: c.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter portalId: %s", err))
+	}
+	var portalConfig json.RawMessage
+	if v, sent := cl.form["portalConfigProperties"]; sent {
+		portalConfig = json.RawMessage(v[0])
+	}
+	clearEmpty, _ := cl.fields["clearEmptyFields"].(bool)
+	_, err = writeResponse(func(echo.Context, any) (any, error) {
+		resp, err := updateSettings(cl, s.svc, portalID, cl.fields, portalConfig, clearEmpty)
+		if err != nil {
+			return nil, err
+		}
+		return resp, nil
+	}, "UpdateSettings")(c, nil)
+	return err
+}
+
 func (h *handlers) UpdateSettings(ctx context.Context, r gen.UpdateSettingsRequestObject) (gen.UpdateSettingsResponseObject, error) {
 	b := r.Body
-	u := server.SettingsUpdate{
-		AnonymousAccessNotice:     raw(b.AnonymousAccessNotice),
-		AuthenticatedAccessNotice: raw(b.AuthenticatedAccessNotice),
-		InformationalBanner:       raw(b.InformationalBanner),
-		PortalConfigProperties:    raw(b.PortalConfigProperties),
-		ClearEmptyFields:          b.ClearEmptyFields != nil && *b.ClearEmptyFields,
+	var fields map[string]any
+	if cl := callOf(ctx); cl != nil {
+		fields = cl.fields
 	}
-	if err := h.svc.UpdateSettings(ctx, principal(ctx), r.PortalId, u); err != nil {
+	resp, err := updateSettings(ctx, h.svc, r.PortalId, fields, raw(b.PortalConfigProperties), b.ClearEmptyFields != nil && *b.ClearEmptyFields)
+	if err != nil {
 		return nil, err
+	}
+	return resp, nil
+}
+
+// updateSettings takes the notices and the banner as the transport decoded
+// and validated them (fields), not parsed again from their text.
+func updateSettings(ctx context.Context, svc *server.Service, portalID string, fields map[string]any, portalConfig json.RawMessage, clearEmpty bool) (exact, error) {
+	u := server.SettingsUpdate{PortalConfigProperties: portalConfig, ClearEmptyFields: clearEmpty}
+	var err error
+	if u.AnonymousAccessNotice, err = decodedNotice("anonymousAccessNotice", fields); err != nil {
+		return exact{}, err
+	}
+	if u.AuthenticatedAccessNotice, err = decodedNotice("authenticatedAccessNotice", fields); err != nil {
+		return exact{}, err
+	}
+	if u.InformationalBanner, err = decodedBanner(fields); err != nil {
+		return exact{}, err
+	}
+	if err := svc.UpdateSettings(ctx, principal(ctx), portalID, u); err != nil {
+		return exact{}, err
 	}
 	return succeeded, nil
 }

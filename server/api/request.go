@@ -48,6 +48,9 @@ type operation struct {
 	// path (a folder id of "moveItems"): that path with this method is no
 	// operation, a 404.
 	shadows [][]pathValue
+	// direct, when not nil, serves the operation once it is validated, in
+	// place of the generated binder and strict handler (see direct).
+	direct func(s *srv, c echo.Context, cl *call) error
 }
 
 type pathValue struct{ name, value string }
@@ -66,6 +69,7 @@ func operations(doc *openapi3.T, v server.Version) (map[string]*operation, error
 				anonymous: allowsAnonymous(doc, op),
 				read:      method == http.MethodGet,
 				required:  map[string]bool{},
+				direct:    direct[op.OperationID],
 			}
 			if s, ok := op.Extensions["x-introduced-in"].(string); ok {
 				need, err := server.ParseVersion(s)
@@ -290,6 +294,9 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 						return err
 					}
 				}
+			}
+			if o.direct != nil {
+				return o.direct(s, c, cl)
 			}
 			return next(c)
 		}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -39,9 +40,13 @@ const (
 )
 
 type job struct {
-	ctx   context.Context
-	fn    func(t *tx) error
-	state atomic.Int32
+	ctx context.Context
+	fn  func(t *tx) error
+	// verify, when not nil, checks what a COMMIT cannot tell (the SQLite
+	// file still being the store's); it is run once for a group, after its
+	// COMMIT, for all its jobs that have one.
+	verify verifier
+	state  atomic.Int32
 	// aborts counts the groups rolled back under the job; committer only.
 	aborts int
 	// res is written by the committer before done is closed.
@@ -55,6 +60,7 @@ type result struct {
 	panicked bool
 	panicVal any // raised again in the caller
 	goexit   bool
+	verified error // what verify returned, after the group committed
 }
 
 // ok reports whether fn returned nil.
@@ -222,7 +228,8 @@ type knobs struct {
 //     those before it; the serial order is the order they ran in. A View
 //     sees the state after some group, never part of one.
 //   - A job whose fn fails or panics is rolled back to its savepoint; the
-//     others of its group are unaffected.
+//     others of its group are unaffected. The first job of a group has no
+//     savepoint: its failure rolls back the group, which holds only it.
 //   - Every job is answered once its group has ended, so none is
 //     acknowledged before its COMMIT. If the COMMIT fails, every job of the
 //     group gets its error, even one whose fn failed: that failure may rest
@@ -269,6 +276,9 @@ type group struct {
 	jobs []*job // jobs whose fn ran, their results to give at the end
 	// t is the view of tx every job gets; its bound statements serve all.
 	t *tx
+	// bare: the group's first job ran without a savepoint (see run);
+	// probed: the transaction was found still open after it.
+	bare, probed bool
 }
 
 func newCommitter(db *sql.DB, stmts *stmtCache) *committer {
@@ -293,24 +303,28 @@ func (c *committer) max() int {
 	return maxGroup
 }
 
+// verifier is what a job's writes are checked with once committed.
+type verifier interface{ gone() error }
+
 // do runs fn in the next group and returns its outcome, raising fn's panic
-// again in this goroutine.
-func (c *committer) do(ctx context.Context, fn func(t *tx) error) error {
+// again in this goroutine, and, when fn's writes were committed and verify
+// is not nil, what verify reported after the COMMIT.
+func (c *committer) do(ctx context.Context, fn func(t *tx) error, verify verifier) (err, verified error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return err, nil
 	}
 	if c.nested(ctx) {
-		return ErrNestedUpdate
+		return ErrNestedUpdate, nil
 	}
-	j := &job{ctx: ctx, fn: fn, done: make(chan struct{})}
+	j := &job{ctx: ctx, fn: fn, verify: verify, done: make(chan struct{})}
 	if err := c.q.push(j); err != nil {
-		return err
+		return err, nil
 	}
 	select {
 	case <-j.done:
 	case <-ctx.Done():
 		if j.state.CompareAndSwap(queued, abandoned) {
-			return ctx.Err()
+			return ctx.Err(), nil
 		}
 		// It runs or has run: its outcome is the truth, whatever ctx says.
 		<-j.done
@@ -321,7 +335,7 @@ func (c *committer) do(ctx context.Context, fn func(t *tx) error) error {
 	case j.res.goexit:
 		runtime.Goexit()
 	}
-	return j.res.err
+	return j.res.err, j.res.verified
 }
 
 // nested reports whether an Update with ctx is made by the fn running now,
@@ -447,13 +461,28 @@ func (c *committer) exec(q string) error {
 	return err
 }
 
-// run runs one job's fn in a savepoint of the open group.
+// run runs one job's fn in a savepoint of the open group. The group's first
+// job runs without one when no other job waits, as under light load, where
+// most groups are one job: its failure rolls the whole transaction back,
+// which holds nothing else, and ends the group (settle). Two statements
+// fewer per Update. Jobs that arrive meanwhile join after a probe.
 func (c *committer) run(j *job) {
 	j.res = result{}
-	if err := c.exec("SAVEPOINT " + savepoint); err != nil {
-		// The job has not run: it runs again with the others.
-		c.abort(fmt.Errorf("sqlstore: savepoint: %w", err), append(c.g.jobs, j))
-		return
+	if len(c.g.jobs) == 0 && c.q.empty() {
+		c.g.bare = true
+	} else {
+		if c.g.bare && !c.g.probed {
+			if err := c.probe(); err != nil {
+				c.abort(err, append(c.g.jobs, j))
+				return
+			}
+			c.g.probed = true
+		}
+		if err := c.exec("SAVEPOINT " + savepoint); err != nil {
+			// The job has not run: it runs again with the others.
+			c.abort(fmt.Errorf("sqlstore: savepoint: %w", err), append(c.g.jobs, j))
+			return
+		}
 	}
 	returned := false
 	c.running.Store(j)
@@ -479,7 +508,17 @@ func (c *committer) run(j *job) {
 // settle keeps the job's writes when fn succeeded and undoes them otherwise,
 // then holds its result until the group ends. A savepoint statement that
 // fails means the transaction is no longer usable: the group is rolled back.
+// The first job has no savepoint: when it fails, the group ends with a
+// ROLLBACK.
 func (c *committer) settle(j *job, r result) {
+	if len(c.g.jobs) == 0 && c.g.bare {
+		j.res = r
+		c.g.jobs = append(c.g.jobs, j)
+		if !r.ok() {
+			c.commit()
+		}
+		return
+	}
 	var err error
 	if r.ok() {
 		err = c.exec("RELEASE " + savepoint)
@@ -496,6 +535,23 @@ func (c *committer) settle(j *job, r result) {
 		return
 	}
 	c.g.jobs = append(c.g.jobs, j)
+}
+
+// probe checks that the transaction the first job ran in, without a
+// savepoint, is still open before another job joins it: SQLite rolls a
+// transaction back on some errors, and a first fn that returned nil all the
+// same would otherwise be answered as committed, its writes undone, while
+// the next SAVEPOINT began a new transaction. BEGIN fails inside a
+// transaction and nowhere else.
+func (c *committer) probe() error {
+	err := c.exec("BEGIN")
+	if err == nil {
+		return errors.New("sqlstore: transaction lost: it ended under the group's first job")
+	}
+	if !strings.Contains(err.Error(), "within a transaction") {
+		return fmt.Errorf("sqlstore: transaction lost: %w", err)
+	}
+	return nil
 }
 
 // abort rolls the open group back after it became unusable. Panicked and
@@ -549,10 +605,26 @@ func (c *committer) commit() {
 		rerr = g.tx.Rollback()
 	}
 	release(g.conn, err != nil || rerr != nil)
+	var verified error
+	checked := false
 	for _, j := range g.jobs {
 		if err != nil && !j.res.panicked && !j.res.goexit {
 			j.res = result{err: err}
 		}
+		if kept && err == nil && j.res.ok() && j.verify != nil {
+			// One check serves the group: its jobs committed together.
+			if !checked {
+				verified, checked = j.verify.gone(), true
+			}
+			j.res.verified = verified
+		}
 		j.answer(j.res)
 	}
+}
+
+// empty reports whether no job waits.
+func (q *jobQueue) empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.jobs) == 0
 }

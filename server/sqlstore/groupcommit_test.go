@@ -678,3 +678,81 @@ func BenchmarkUpdateParallel(b *testing.B) {
 		}
 	}
 }
+
+// TestGroupCommitFirstJobEndsTransaction: the group's first job, which runs
+// without a savepoint, ends the transaction and still returns nil; the job
+// joining it finds that out before its own savepoint would begin a new
+// transaction: the first runs again, and both are committed, once.
+func TestGroupCommitFirstJobEndsTransaction(t *testing.T) {
+	s := openWatched(t, sqliteFile(t))
+	ctx := t.Context()
+	commits, aborts := s.commits.Load(), s.aborts.Load()
+	release := make(chan struct{})
+	started := make(chan struct{})
+	var aRuns atomic.Int32
+	aErr := make(chan error, 1)
+	go func() {
+		aErr <- s.Update(ctx, func(stx server.Tx) error {
+			if aRuns.Add(1) == 1 {
+				close(started)
+				<-release
+				if err := stx.PutToken(ctx, server.Token{Token: "a", Username: "u"}); err != nil {
+					return err
+				}
+				_, err := stx.(*tx).tx.ExecContext(ctx, "ROLLBACK")
+				return err
+			}
+			return stx.PutToken(ctx, server.Token{Token: "a", Username: "u"})
+		})
+	}()
+	<-started
+	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
+	close(release)
+	if err := <-aErr; err != nil {
+		t.Errorf("a: %v", err)
+	}
+	if err := <-bErr; err != nil {
+		t.Errorf("b: %v", err)
+	}
+	if n := aRuns.Load(); n != 2 {
+		t.Errorf("a's fn ran %d times, want 2", n)
+	}
+	wantTokens(t, s, []string{"a", "b"}, nil)
+	wantCommits(t, s, commits, 1)
+	if n := s.aborts.Load() - aborts; n != 1 {
+		t.Errorf("%d groups rolled back as unusable, want 1", n)
+	}
+}
+
+// TestGroupCommitFirstJobFails: the group's first job fails after a write;
+// without a savepoint of its own, its group is rolled back whole, and the
+// job queued behind it commits in the next.
+func TestGroupCommitFirstJobFails(t *testing.T) {
+	s := openWatched(t, sqliteFile(t))
+	ctx := t.Context()
+	commits := s.commits.Load()
+	release := make(chan struct{})
+	started := make(chan struct{})
+	aErr := make(chan error, 1)
+	go func() {
+		aErr <- s.Update(ctx, func(stx server.Tx) error {
+			close(started)
+			<-release
+			if err := stx.PutToken(ctx, server.Token{Token: "a", Username: "u"}); err != nil {
+				return err
+			}
+			return errFail
+		})
+	}()
+	<-started
+	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
+	close(release)
+	if err := <-aErr; !errors.Is(err, errFail) {
+		t.Errorf("a: %v, want %v", err, errFail)
+	}
+	if err := <-bErr; err != nil {
+		t.Errorf("b: %v", err)
+	}
+	wantTokens(t, s, []string{"b"}, []string{"a"})
+	wantCommits(t, s, commits, 1)
+}

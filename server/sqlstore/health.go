@@ -98,7 +98,12 @@ func (f *fileIdentity) committed(storeErr error) {
 // until one succeeds.
 func (s *Store) update(ctx context.Context, fn func(t *tx) error) error {
 	var fnErr error
-	err := s.gc.do(ctx, func(t *tx) error { fnErr = fn(t); return fnErr })
+	var verify verifier // a nil interface, not a nil *fileIdentity
+	if s.file != nil {
+		// Checked once per group after its COMMIT, not once per Update.
+		verify = s.file
+	}
+	err, gone := s.gc.do(ctx, func(t *tx) error { fnErr = fn(t); return fnErr }, verify)
 	if s.file == nil {
 		return err
 	}
@@ -112,9 +117,7 @@ func (s *Store) update(ctx context.Context, fn func(t *tx) error) error {
 	}
 	if err == nil {
 		s.file.committed(nil)
-	}
-	if err == nil {
-		return s.file.gone()
+		return gone
 	}
 	return err
 }

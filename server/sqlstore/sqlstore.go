@@ -35,7 +35,7 @@ var _ server.Store = (*Store)(nil)
 type Store struct {
 	db    *sql.DB
 	d     dialect
-	stmts *stmtCache // SQLite files only
+	stmts *stmtCache // SQLite only
 	// gc runs every read-write transaction on SQLite (see committer), so
 	// that concurrent Updates share a COMMIT and its fsync. SQLite has a
 	// single writer anyway; queueing here rather than in SQLite's busy
@@ -94,7 +94,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxLifetime(0)
 		db.SetConnMaxIdleTime(0)
-		s = &Store{db: db, d: sqlite}
+		s = &Store{db: db, d: sqlite, stmts: newLaterStmtCache(db)}
 	default:
 		if dsn == "" {
 			return nil, errors.New("sqlstore: empty dsn")

@@ -27,33 +27,83 @@ type pgTx struct {
 	// its first statement's error.
 	confirm   *string
 	tokenGone bool
+	// pending are writes whose outcome fn does not wait for (see
+	// deferWrite): sent with the next statement, or else with COMMIT.
+	pending []pendingWrite
 }
 
-// first sends BEGIN and q together; use reads q's result and must be done
-// before the connection runs anything else.
-func (p *pgTx) first(ctx context.Context, q string, args []any, use func(br pgx.BatchResults) error) error {
-	var b pgx.Batch
+// pendingWrite is a statement queued by deferWrite; fail turns its error
+// into the one the transaction reports.
+type pendingWrite struct {
+	q    string
+	args []any
+	fail func(error) error
+}
+
+// deferWrite queues q, a write whose result fn needs no more than its
+// success, when it would be the transaction's first statement: it then
+// travels with BEGIN and either the next statement or COMMIT, so that a
+// transaction of such writes alone is one round trip, and the rows it locks
+// are held for no round trip at all. A failure fails the transaction (the
+// statement must raise an error where it would otherwise do nothing). It
+// reports false, having queued nothing, once the transaction has begun.
+func (p *pgTx) deferWrite(q string, args []any, fail func(error) error) bool {
+	if p.begun {
+		return false
+	}
+	p.pending = append(p.pending, pendingWrite{q, args, fail})
+	return true
+}
+
+// queueStart queues BEGIN, the token confirmation and the pending writes.
+func (p *pgTx) queueStart(b *pgx.Batch) {
 	b.Queue(p.begin)
 	if p.confirm != nil {
 		b.Queue(confirmTokenPG, *p.confirm)
 	}
-	b.Queue(q, args...)
-	br := p.conn.SendBatch(ctx, &b)
-	p.begun = true
+	for _, w := range p.pending {
+		b.Queue(w.q, w.args...)
+	}
+}
+
+// readStart reads the results of what queueStart queued. After an error the
+// server skipped the rest of the batch, so the transaction failed.
+func (p *pgTx) readStart(br pgx.BatchResults) error {
 	if _, err := br.Exec(); err != nil {
-		_ = br.Close()
 		return err
 	}
 	if p.confirm != nil {
 		var one int
 		if err := br.QueryRow().Scan(&one); err != nil {
-			_ = br.Close()
-			if errors.Is(err, pgx.ErrNoRows) {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "22012" { // division_by_zero: no such token
 				p.tokenGone = true
 				return server.ErrTokenRemoved
 			}
 			return fmt.Errorf("sqlstore: confirm token: %w", err)
 		}
+	}
+	pending := p.pending
+	p.pending = nil
+	for _, w := range pending {
+		if _, err := br.Exec(); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// first sends BEGIN, what comes with it (queueStart) and q together; use
+// reads q's result and must be done before the connection runs anything else.
+func (p *pgTx) first(ctx context.Context, q string, args []any, use func(br pgx.BatchResults) error) error {
+	var b pgx.Batch
+	p.queueStart(&b)
+	b.Queue(q, args...)
+	br := p.conn.SendBatch(ctx, &b)
+	p.begun = true
+	if err := p.readStart(br); err != nil {
+		_ = br.Close()
+		return err
 	}
 	err := use(br)
 	return errors.Join(err, br.Close())
@@ -131,20 +181,22 @@ func (r firstRow) Scan(dest ...any) error {
 	return rs.Scan(dest...)
 }
 
-var confirmTokenPG = postgres.rebind(confirmTokenQuery)
+// confirmTokenPG is confirmTokenQuery failing, rather than returning no row,
+// when the token is gone: the statements sent with it, COMMIT included, are
+// then skipped.
+const confirmTokenPG = "SELECT 1 / count(*)::int FROM tokens WHERE token = $1"
 
 // end commits or, when fnErr is not nil, rolls back a transaction begun.
 func (p *pgTx) end(ctx context.Context, fnErr error) error {
-	if !p.begun {
+	if !p.begun && (fnErr != nil || len(p.pending) == 0) {
 		return fnErr
 	}
 	if fnErr != nil {
-		if _, err := p.conn.Exec(context.WithoutCancel(ctx), "rollback"); err != nil {
-			// The connection is in an unknown state: close it, and the
-			// pool discards it.
-			_ = p.conn.Close(context.WithoutCancel(ctx))
-		}
+		p.rollback(ctx)
 		return fnErr
+	}
+	if !p.begun {
+		return p.commitPending(ctx)
 	}
 	tag, err := p.conn.Exec(ctx, "commit")
 	if err != nil {
@@ -156,6 +208,56 @@ func (p *pgTx) end(ctx context.Context, fnErr error) error {
 		return &errCommit{fmt.Errorf("the transaction was rolled back (%s)", tag)}
 	}
 	return nil
+}
+
+// rollback ends a transaction that failed.
+func (p *pgTx) rollback(ctx context.Context) {
+	if _, err := p.conn.Exec(context.WithoutCancel(ctx), "rollback"); err != nil {
+		// The connection is in an unknown state: close it, and the
+		// pool discards it.
+		_ = p.conn.Close(context.WithoutCancel(ctx))
+	}
+}
+
+// commitPending runs a transaction of pending writes alone: BEGIN, the token
+// confirmation, the writes and COMMIT in one round trip.
+func (p *pgTx) commitPending(ctx context.Context) error {
+	var b pgx.Batch
+	p.queueStart(&b)
+	b.Queue("commit")
+	br := p.conn.SendBatch(ctx, &b)
+	p.begun = true
+	err := p.readStart(br)
+	var tag pgconn.CommandTag
+	if err == nil {
+		if tag, err = br.Exec(); err != nil {
+			err = &errCommit{err}
+		} else if tag.String() != "COMMIT" {
+			err = &errCommit{fmt.Errorf("the transaction was rolled back (%s)", tag)}
+		}
+	} else if !p.tokenGone && !isPgError(err) {
+		// The connection failed with COMMIT sent: whether it ran is unknown.
+		err = &errCommit{err}
+	}
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = &errCommit{cerr}
+	}
+	if err != nil {
+		var ce *errCommit
+		if !errors.As(err, &ce) || isPgError(err) {
+			// A statement failed: the server skipped the rest, COMMIT
+			// included, and the transaction waits for its ROLLBACK.
+			p.rollback(ctx)
+		}
+		return err
+	}
+	return nil
+}
+
+// isPgError reports whether err is an error the server answered.
+func isPgError(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr)
 }
 
 // runPG runs fn in one transaction opened by begin on a pooled connection.

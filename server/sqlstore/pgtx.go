@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/orgportal/portal-api/server"
 )
@@ -262,13 +262,14 @@ func isPgError(err error) bool {
 
 // runPG runs fn in one transaction opened by begin on a pooled connection.
 func (s *Store) runPG(ctx context.Context, begin string, readOnly bool, fn func(t *tx) error) error {
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlstore: connect: %w", err)
 	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		p := &pgTx{conn: dc.(*stdlib.Conn).Conn(), begin: begin}
+	// Release discards a connection closed or left in a transaction.
+	defer conn.Release()
+	return func() error {
+		p := &pgTx{conn: conn.Conn(), begin: begin}
 		t := &tx{pg: p, d: postgres, readOnly: readOnly, lock: !readOnly}
 		var fnErr error
 		func() {
@@ -284,7 +285,7 @@ func (s *Store) runPG(ctx context.Context, begin string, readOnly bool, fn func(
 			fnErr = server.ErrTokenRemoved
 		}
 		return p.end(ctx, fnErr)
-	})
+	}()
 }
 
 // tagResult is a command tag as a sql.Result.
@@ -304,6 +305,27 @@ type rows interface {
 }
 
 type pgRows struct{ pgx.Rows }
+
+// poolRunner runs the one statement of a read-only tx without a transaction,
+// on a connection of the pool for that statement alone.
+type poolRunner struct{ pool *pgxpool.Pool }
+
+func (r poolRunner) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	tag, err := r.pool.Exec(ctx, q, args...)
+	return tagResult(tag), err
+}
+
+func (r poolRunner) QueryContext(ctx context.Context, q string, args ...any) (rows, error) {
+	rs, err := r.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgRows{rs}, nil
+}
+
+func (r poolRunner) QueryRowContext(ctx context.Context, q string, args ...any) scanner {
+	return r.pool.QueryRow(ctx, q, args...) // its ErrNoRows is sql.ErrNoRows too
+}
 
 func (r pgRows) Close() error { r.Rows.Close(); return r.Rows.Err() }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/orgportal/portal-api/server"
 )
@@ -27,9 +28,9 @@ type tx struct {
 	tx *sql.Tx
 	// pg runs the statements of a PostgreSQL transaction (tx is nil then).
 	pg *pgTx
-	// db runs the one statement of a read-only tx without a transaction
+	// pool runs the one statement of a read-only tx without a transaction
 	// when tx is nil (PostgreSQL); a second statement fails with errNeedsTx.
-	db       *sql.DB
+	pool     *pgxpool.Pool
 	ran      int
 	d        dialect
 	readOnly bool
@@ -77,7 +78,7 @@ func (t *tx) runner() (runner, error) {
 	if t.ran++; t.ran > 1 {
 		return nil, errNeedsTx
 	}
-	return sqlRunner{t.db}, nil
+	return poolRunner{t.pool}, nil
 }
 
 // runner runs statements: a transaction, or the database.

@@ -41,12 +41,13 @@ type pendingWrite struct {
 }
 
 // deferWrite queues q, a write whose result fn needs no more than its
-// success, when it would be the transaction's first statement: it then
-// travels with BEGIN and either the next statement or COMMIT, so that a
-// transaction of such writes alone is one round trip, and the rows it locks
-// are held for no round trip at all. A failure fails the transaction (the
-// statement must raise an error where it would otherwise do nothing). It
-// reports false, having queued nothing, once the transaction has begun.
+// success, when it would be the transaction's first statement: it is then
+// sent with BEGIN and the next statement, or, when none comes, the token
+// confirmation and the pending writes are the whole transaction, sent as one
+// pipeline (commitPending): one round trip, and the rows it locks are held
+// for no round trip at all. A failure fails the transaction (the statement
+// must raise an error where it would otherwise do nothing). It reports false,
+// having queued nothing, once the transaction has begun.
 func (p *pgTx) deferWrite(q string, args []any, fail func(error) error) bool {
 	if p.begun {
 		return false
@@ -55,9 +56,12 @@ func (p *pgTx) deferWrite(q string, args []any, fail func(error) error) bool {
 	return true
 }
 
-// queueStart queues BEGIN, the token confirmation and the pending writes.
-func (p *pgTx) queueStart(b *pgx.Batch) {
-	b.Queue(p.begin)
+// queueStart queues BEGIN (when begin), the token confirmation and the
+// pending writes.
+func (p *pgTx) queueStart(b *pgx.Batch, begin bool) {
+	if begin {
+		b.Queue(p.begin)
+	}
 	if p.confirm != nil {
 		b.Queue(confirmTokenPG, *p.confirm)
 	}
@@ -68,9 +72,11 @@ func (p *pgTx) queueStart(b *pgx.Batch) {
 
 // readStart reads the results of what queueStart queued. After an error the
 // server skipped the rest of the batch, so the transaction failed.
-func (p *pgTx) readStart(br pgx.BatchResults) error {
-	if _, err := br.Exec(); err != nil {
-		return err
+func (p *pgTx) readStart(br pgx.BatchResults, begin bool) error {
+	if begin {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
 	}
 	if p.confirm != nil {
 		var one int
@@ -97,11 +103,11 @@ func (p *pgTx) readStart(br pgx.BatchResults) error {
 // reads q's result and must be done before the connection runs anything else.
 func (p *pgTx) first(ctx context.Context, q string, args []any, use func(br pgx.BatchResults) error) error {
 	var b pgx.Batch
-	p.queueStart(&b)
+	p.queueStart(&b, true)
 	b.Queue(q, args...)
 	br := p.conn.SendBatch(ctx, &b)
 	p.begun = true
-	if err := p.readStart(br); err != nil {
+	if err := p.readStart(br, true); err != nil {
 		_ = br.Close()
 		return err
 	}
@@ -219,39 +225,27 @@ func (p *pgTx) rollback(ctx context.Context) {
 	}
 }
 
-// commitPending runs a transaction of pending writes alone: BEGIN, the token
-// confirmation, the writes and COMMIT in one round trip.
+// commitPending runs a transaction of pending writes alone: the token
+// confirmation and the writes in one round trip, as the implicit transaction
+// of one pipeline, which the server commits at its end (the Sync message)
+// unless a statement failed, and then rolls back whole. Its isolation is
+// the session's default, READ COMMITTED (see Open), as BEGIN would set.
 func (p *pgTx) commitPending(ctx context.Context) error {
 	var b pgx.Batch
-	p.queueStart(&b)
-	b.Queue("commit")
+	p.queueStart(&b, false)
 	br := p.conn.SendBatch(ctx, &b)
 	p.begun = true
-	err := p.readStart(br)
-	var tag pgconn.CommandTag
-	if err == nil {
-		if tag, err = br.Exec(); err != nil {
-			err = &errCommit{err}
-		} else if tag.String() != "COMMIT" {
-			err = &errCommit{fmt.Errorf("the transaction was rolled back (%s)", tag)}
-		}
-	} else if !p.tokenGone && !isPgError(err) {
-		// The connection failed with COMMIT sent: whether it ran is unknown.
+	err := p.readStart(br, false)
+	if err != nil && !p.tokenGone && !isPgError(err) {
+		// The connection failed with the pipeline sent: whether it
+		// committed is unknown.
 		err = &errCommit{err}
 	}
+	// Close reads the pipeline's end: an error there is the commit's.
 	if cerr := br.Close(); err == nil && cerr != nil {
 		err = &errCommit{cerr}
 	}
-	if err != nil {
-		var ce *errCommit
-		if !errors.As(err, &ce) || isPgError(err) {
-			// A statement failed: the server skipped the rest, COMMIT
-			// included, and the transaction waits for its ROLLBACK.
-			p.rollback(ctx)
-		}
-		return err
-	}
-	return nil
+	return err
 }
 
 // isPgError reports whether err is an error the server answered.

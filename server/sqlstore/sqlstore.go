@@ -83,6 +83,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// prepared statements: a server runs best with a few backends per
 		// core.
 		cfg.MaxConns = int32(pgConns())
+		// What a write sent as one pipeline without BEGIN runs at
+		// (pgTx.commitPending), whatever the server's default.
+		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: open postgres: %w", err)

@@ -391,7 +391,7 @@ func TestPostgresAbortedCommit(t *testing.T) {
 	}
 }
 
-// A settings patch opening a PostgreSQL transaction travels with its COMMIT:
+// A settings patch opening a PostgreSQL transaction is not waited for:
 // it commits when the confirmed token exists, changes nothing when it is
 // gone or the organization is unknown, and a statement after it still sees
 // it.
@@ -458,6 +458,11 @@ func TestPostgresPatchWithCommit(t *testing.T) {
 	}
 	if seen != "three" {
 		t.Errorf("read after the patch in its transaction = %q, want three", seen)
+	}
+	// The one-round-trip write runs at the session's default isolation.
+	var iso string
+	if err := s.pool.QueryRow(ctx, "SHOW default_transaction_isolation").Scan(&iso); err != nil || iso != "read committed" {
+		t.Errorf("default_transaction_isolation = %q, %v; want read committed", iso, err)
 	}
 	// A failure after the patch undoes it.
 	if err := patch("tok", "o1", "four", func(tx server.Tx) error { return errors.New("undo") }); err == nil {

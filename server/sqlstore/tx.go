@@ -522,7 +522,7 @@ var patchSettingsQueries = func() (qs [1 << len(settingsColumns)]string) {
 }()
 
 // patchSettingsPG is patchSettingsQueries for a PostgreSQL transaction's
-// first statement, sent with COMMIT (pgTx.deferWrite): an unknown
+// first statement, whose result is not waited for (pgTx.deferWrite): an unknown
 // organization makes org_id NULL, which fails the statement, and with it the
 // transaction, instead of inserting nothing.
 var patchSettingsPG = func() (qs [len(patchSettingsQueries)]string) {
@@ -541,7 +541,8 @@ var patchSettingsPG = func() (qs [len(patchSettingsQueries)]string) {
 // exists; a second one runs only when a part is cleared, to delete a row
 // left with no settings: zero settings are stored as no row, so that equal
 // states dump equal. As the first statement of a PostgreSQL transaction it is
-// sent with COMMIT, and an unknown organization is reported by the Update.
+// sent with what follows it, or as the whole transaction in one round trip,
+// and an unknown organization is reported by the Update.
 func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings, parts server.SettingsParts) error {
 	if parts == 0 {
 		_, err := t.Organization(ctx, orgID)

@@ -418,6 +418,20 @@ func (d dialect) rebind(q string) string {
 	if d != postgres {
 		return q
 	}
+	// Every statement of every request is rebound: the queries are a
+	// bounded set (an IN list has at most the largest batch's placeholders).
+	if pq, ok := rebound.Load(q); ok {
+		return pq.(string)
+	}
+	pq := rebindPG(q)
+	rebound.Store(q, pq)
+	return pq
+}
+
+// rebound caches rebind's PostgreSQL queries.
+var rebound sync.Map
+
+func rebindPG(q string) string {
 	q = strings.ReplaceAll(q, " COLLATE BINARY", ` COLLATE "C"`)
 	var b strings.Builder
 	n := 0

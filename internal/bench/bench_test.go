@@ -261,9 +261,11 @@ func benchmarkReads(b *testing.B, dsn string) {
 		b.Run(r.name, func(b *testing.B) {
 			form := url.Values{"f": {"json"}, "token": {r.token}}
 			b.ReportAllocs()
+			cpu := cpuTime(b)
 			for b.Loop() {
 				serve(b, p.h, http.MethodGet, p.base+r.path, form)
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }

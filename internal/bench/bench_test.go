@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/orgportal/portal-api/emulator"
+	"github.com/orgportal/portal-api/internal/pgtest"
 	pt "github.com/orgportal/portal-api/portaltest"
 	"github.com/orgportal/portal-api/server"
 )
@@ -50,15 +51,20 @@ type portal struct {
 // stores are the stores a write benchmark runs on: a SQLite file as portald
 // runs it, where every write is a durable commit (an fsync), and an
 // in-memory one, which shows what the request costs without the fsync.
-var stores = []struct{ name, dsn string }{{"file", ""}, {"memory", ":memory:"}}
+// The "postgres" one is a fresh schema of the PostgreSQL test database
+// (pgtest), skipped when none is set.
+var stores = []struct{ name, dsn string }{{"file", ""}, {"memory", ":memory:"}, {"postgres", "postgres"}}
 
 // newPortal returns the handler on dsn, a SQLite file in a temporary
 // directory when empty.
 func newPortal(b testing.TB, dsn string) *portal {
 	b.Helper()
 	ctx := context.Background()
-	if dsn == "" {
+	switch dsn {
+	case "":
 		dsn = filepath.Join(b.TempDir(), "portal.db")
+	case "postgres":
+		dsn = pgtest.DSN(b)
 	}
 	srv, err := emulator.New(ctx, emulator.Options{DSN: dsn})
 	if err != nil {
@@ -304,7 +310,17 @@ func benchmarkMoveItems(b *testing.B, dsn string) {
 }
 
 func BenchmarkReads(b *testing.B) {
-	p := newPortal(b, "")
+	for _, st := range []string{"", "postgres"} {
+		name := "file"
+		if st != "" {
+			name = st
+		}
+		b.Run("store="+name, func(b *testing.B) { benchmarkReads(b, st) })
+	}
+}
+
+func benchmarkReads(b *testing.B, dsn string) {
+	p := newPortal(b, dsn)
 	// A schema to read back.
 	serve(b, p.h, http.MethodPost, p.base+"/portals/self/assignMemberCategorySchema",
 		url.Values{"f": {"json"}, "token": {pt.AdminToken}, "memberCategorySchema": {categorySchema()}})
@@ -320,9 +336,11 @@ func BenchmarkReads(b *testing.B) {
 		b.Run(r.name, func(b *testing.B) {
 			form := url.Values{"f": {"json"}, "token": {r.token}}
 			b.ReportAllocs()
+			cpu := cpuTime(b)
 			for b.Loop() {
 				serve(b, p.h, http.MethodGet, p.base+r.path, form)
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }

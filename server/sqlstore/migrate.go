@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // migrations holds the schema changes, applied in file name order. Each file
@@ -53,7 +55,12 @@ func (s *Store) migrate(ctx context.Context) (err error) {
 			_, uerr := conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock("+lockArgs+")", migrationLockKey)
 			if uerr != nil {
 				// Ending the session is the sure way to release the lock.
-				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+				// Closed here, for the pool would take back a
+				// connection database/sql merely drops.
+				_ = conn.Raw(func(dc any) error {
+					_ = dc.(*stdlib.Conn).Conn().Close(context.WithoutCancel(ctx))
+					return driver.ErrBadConn
+				})
 				err = errors.Join(err, fmt.Errorf("sqlstore: migration unlock: %w", uerr))
 			}
 		}()

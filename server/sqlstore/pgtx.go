@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/orgportal/portal-api/server"
 )
@@ -27,33 +27,89 @@ type pgTx struct {
 	// its first statement's error.
 	confirm   *string
 	tokenGone bool
+	// pending are writes whose outcome fn does not wait for (see
+	// deferWrite): sent with the next statement, or else with COMMIT.
+	pending []pendingWrite
 }
 
-// first sends BEGIN and q together; use reads q's result and must be done
-// before the connection runs anything else.
-func (p *pgTx) first(ctx context.Context, q string, args []any, use func(br pgx.BatchResults) error) error {
-	var b pgx.Batch
-	b.Queue(p.begin)
+// pendingWrite is a statement queued by deferWrite; fail turns its error
+// into the one the transaction reports.
+type pendingWrite struct {
+	q    string
+	args []any
+	fail func(error) error
+}
+
+// deferWrite queues q, a write whose result fn needs no more than its
+// success, when it would be the transaction's first statement: it is then
+// sent with BEGIN and the next statement, or, when none comes, the token
+// confirmation and the pending writes are the whole transaction, sent as one
+// pipeline (commitPending): one round trip, and the rows it locks are held
+// for no round trip at all. A failure fails the transaction (the statement
+// must raise an error where it would otherwise do nothing). It reports false,
+// having queued nothing, once the transaction has begun.
+func (p *pgTx) deferWrite(q string, args []any, fail func(error) error) bool {
+	if p.begun {
+		return false
+	}
+	p.pending = append(p.pending, pendingWrite{q, args, fail})
+	return true
+}
+
+// queueStart queues BEGIN (when begin), the token confirmation and the
+// pending writes.
+func (p *pgTx) queueStart(b *pgx.Batch, begin bool) {
+	if begin {
+		b.Queue(p.begin)
+	}
 	if p.confirm != nil {
 		b.Queue(confirmTokenPG, *p.confirm)
 	}
-	b.Queue(q, args...)
-	br := p.conn.SendBatch(ctx, &b)
-	p.begun = true
-	if _, err := br.Exec(); err != nil {
-		_ = br.Close()
-		return err
+	for _, w := range p.pending {
+		b.Queue(w.q, w.args...)
+	}
+}
+
+// readStart reads the results of what queueStart queued. After an error the
+// server skipped the rest of the batch, so the transaction failed.
+func (p *pgTx) readStart(br pgx.BatchResults, begin bool) error {
+	if begin {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
 	}
 	if p.confirm != nil {
 		var one int
 		if err := br.QueryRow().Scan(&one); err != nil {
-			_ = br.Close()
-			if errors.Is(err, pgx.ErrNoRows) {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "22012" { // division_by_zero: no such token
 				p.tokenGone = true
 				return server.ErrTokenRemoved
 			}
 			return fmt.Errorf("sqlstore: confirm token: %w", err)
 		}
+	}
+	pending := p.pending
+	p.pending = nil
+	for _, w := range pending {
+		if _, err := br.Exec(); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// first sends BEGIN, what comes with it (queueStart) and q together; use
+// reads q's result and must be done before the connection runs anything else.
+func (p *pgTx) first(ctx context.Context, q string, args []any, use func(br pgx.BatchResults) error) error {
+	var b pgx.Batch
+	p.queueStart(&b, true)
+	b.Queue(q, args...)
+	br := p.conn.SendBatch(ctx, &b)
+	p.begun = true
+	if err := p.readStart(br, true); err != nil {
+		_ = br.Close()
+		return err
 	}
 	err := use(br)
 	return errors.Join(err, br.Close())
@@ -131,20 +187,22 @@ func (r firstRow) Scan(dest ...any) error {
 	return rs.Scan(dest...)
 }
 
-var confirmTokenPG = postgres.rebind(confirmTokenQuery)
+// confirmTokenPG is confirmTokenQuery failing, rather than returning no row,
+// when the token is gone: the statements sent with it, COMMIT included, are
+// then skipped.
+const confirmTokenPG = "SELECT 1 / count(*)::int FROM tokens WHERE token = $1"
 
 // end commits or, when fnErr is not nil, rolls back a transaction begun.
 func (p *pgTx) end(ctx context.Context, fnErr error) error {
-	if !p.begun {
+	if !p.begun && (fnErr != nil || len(p.pending) == 0) {
 		return fnErr
 	}
 	if fnErr != nil {
-		if _, err := p.conn.Exec(context.WithoutCancel(ctx), "rollback"); err != nil {
-			// The connection is in an unknown state: close it, and the
-			// pool discards it.
-			_ = p.conn.Close(context.WithoutCancel(ctx))
-		}
+		p.rollback(ctx)
 		return fnErr
+	}
+	if !p.begun {
+		return p.commitPending(ctx)
 	}
 	tag, err := p.conn.Exec(ctx, "commit")
 	if err != nil {
@@ -158,15 +216,54 @@ func (p *pgTx) end(ctx context.Context, fnErr error) error {
 	return nil
 }
 
+// rollback ends a transaction that failed.
+func (p *pgTx) rollback(ctx context.Context) {
+	if _, err := p.conn.Exec(context.WithoutCancel(ctx), "rollback"); err != nil {
+		// The connection is in an unknown state: close it, and the
+		// pool discards it.
+		_ = p.conn.Close(context.WithoutCancel(ctx))
+	}
+}
+
+// commitPending runs a transaction of pending writes alone: the token
+// confirmation and the writes in one round trip, as the implicit transaction
+// of one pipeline, which the server commits at its end (the Sync message)
+// unless a statement failed, and then rolls back whole. Its isolation is
+// the session's default, READ COMMITTED (see Open), as BEGIN would set.
+func (p *pgTx) commitPending(ctx context.Context) error {
+	var b pgx.Batch
+	p.queueStart(&b, false)
+	br := p.conn.SendBatch(ctx, &b)
+	p.begun = true
+	err := p.readStart(br, false)
+	if err != nil && !p.tokenGone && !isPgError(err) {
+		// The connection failed with the pipeline sent: whether it
+		// committed is unknown.
+		err = &errCommit{err}
+	}
+	// Close reads the pipeline's end: an error there is the commit's.
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = &errCommit{cerr}
+	}
+	return err
+}
+
+// isPgError reports whether err is an error the server answered.
+func isPgError(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr)
+}
+
 // runPG runs fn in one transaction opened by begin on a pooled connection.
 func (s *Store) runPG(ctx context.Context, begin string, readOnly bool, fn func(t *tx) error) error {
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlstore: connect: %w", err)
 	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		p := &pgTx{conn: dc.(*stdlib.Conn).Conn(), begin: begin}
+	// Release discards a connection closed or left in a transaction.
+	defer conn.Release()
+	return func() error {
+		p := &pgTx{conn: conn.Conn(), begin: begin}
 		t := &tx{pg: p, d: postgres, readOnly: readOnly, lock: !readOnly}
 		var fnErr error
 		func() {
@@ -182,7 +279,7 @@ func (s *Store) runPG(ctx context.Context, begin string, readOnly bool, fn func(
 			fnErr = server.ErrTokenRemoved
 		}
 		return p.end(ctx, fnErr)
-	})
+	}()
 }
 
 // tagResult is a command tag as a sql.Result.
@@ -202,6 +299,27 @@ type rows interface {
 }
 
 type pgRows struct{ pgx.Rows }
+
+// poolRunner runs the one statement of a read-only tx without a transaction,
+// on a connection of the pool for that statement alone.
+type poolRunner struct{ pool *pgxpool.Pool }
+
+func (r poolRunner) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	tag, err := r.pool.Exec(ctx, q, args...)
+	return tagResult(tag), err
+}
+
+func (r poolRunner) QueryContext(ctx context.Context, q string, args ...any) (rows, error) {
+	rs, err := r.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgRows{rs}, nil
+}
+
+func (r poolRunner) QueryRowContext(ctx context.Context, q string, args ...any) scanner {
+	return r.pool.QueryRow(ctx, q, args...) // its ErrNoRows is sql.ErrNoRows too
+}
 
 func (r pgRows) Close() error { r.Rows.Close(); return r.Rows.Err() }
 

@@ -22,8 +22,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	sqlite3 "modernc.org/sqlite"       // also registers the "sqlite" driver
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	sqlite3 "modernc.org/sqlite" // also registers the "sqlite" driver
 	sqlite3lib "modernc.org/sqlite/lib"
 
 	"github.com/orgportal/portal-api/server"
@@ -33,7 +34,10 @@ var _ server.Store = (*Store)(nil)
 
 // Store is a server.Store over a SQLite or PostgreSQL database.
 type Store struct {
-	db    *sql.DB
+	db *sql.DB
+	// pool holds the connections of a PostgreSQL store, db's among them;
+	// nil on SQLite.
+	pool  *pgxpool.Pool
 	d     dialect
 	stmts *stmtCache // SQLite only
 	// gc runs every read-write transaction on SQLite (see committer), so
@@ -71,18 +75,24 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	var s *Store
 	switch {
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		db, err := sql.Open("pgx", dsn)
+		cfg, err := pgxpool.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: open postgres: %w", err)
 		}
-		// database/sql keeps 2 idle connections by default, and opens
-		// without bound: under many clients, connections were opened and
-		// closed all the time, each preparing its statements again, or
-		// outnumbered the cores of a server that runs best with a few
-		// backends per core.
-		db.SetMaxOpenConns(pgConns())
-		db.SetMaxIdleConns(pgConns())
-		s = &Store{db: db, d: postgres, dsn: dsn}
+		// A bounded pool that keeps its connections, each with its
+		// prepared statements: a server runs best with a few backends per
+		// core.
+		cfg.MaxConns = int32(pgConns())
+		// What a write sent as one pipeline without BEGIN runs at
+		// (pgTx.commitPending), whatever the server's default.
+		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: open postgres: %w", err)
+		}
+		// Requests run on pgx itself (runPG, poolRunner), without
+		// database/sql's conversions; the rest shares the pool through it.
+		s = &Store{db: stdlib.OpenDBFromPool(pool), pool: pool, d: postgres, dsn: dsn}
 	case dsn == ":memory:":
 		db, err := sql.Open("sqlite", ":memory:?"+sqlitePragmas)
 		if err != nil {
@@ -126,6 +136,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
+		if s.pool != nil {
+			s.pool.Close()
+		}
 		return nil, err
 	}
 	if s.d == sqlite {
@@ -204,7 +217,11 @@ func (s *Store) Close() error {
 		s.gc.close()
 	}
 	s.stmts.close()
-	return s.db.Close()
+	err := s.db.Close()
+	if s.pool != nil {
+		s.pool.Close() // after db, whose connections it holds
+	}
+	return err
 }
 
 // dataTables are the tables holding the portal's rows, with their columns in
@@ -354,7 +371,7 @@ func (s *Store) runOnce(ctx context.Context, readOnly bool, site uintptr, fn fun
 			return s.runPG(ctx, "begin isolation level read committed", false, fn)
 		}
 		if _, many := s.multiStatement.Load(site); !many && site != 0 {
-			t := &tx{db: s.db, d: s.d, readOnly: true}
+			t := &tx{pool: s.pool, d: s.d, readOnly: true}
 			// fn may have kept the error its second statement got (a
 			// lookup that may fail), so the count decides.
 			if err := fn(t); t.ran <= 1 {
@@ -401,6 +418,20 @@ func (d dialect) rebind(q string) string {
 	if d != postgres {
 		return q
 	}
+	// Every statement of every request is rebound: the queries are a
+	// bounded set (an IN list has at most the largest batch's placeholders).
+	if pq, ok := rebound.Load(q); ok {
+		return pq.(string)
+	}
+	pq := rebindPG(q)
+	rebound.Store(q, pq)
+	return pq
+}
+
+// rebound caches rebind's PostgreSQL queries.
+var rebound sync.Map
+
+func rebindPG(q string) string {
 	q = strings.ReplaceAll(q, " COLLATE BINARY", ` COLLATE "C"`)
 	var b strings.Builder
 	n := 0

@@ -390,3 +390,85 @@ func TestPostgresAbortedCommit(t *testing.T) {
 		t.Errorf("organization after the failed Update: %v", err)
 	}
 }
+
+// A settings patch opening a PostgreSQL transaction is not waited for:
+// it commits when the confirmed token exists, changes nothing when it is
+// gone or the organization is unknown, and a statement after it still sees
+// it.
+func TestPostgresPatchWithCommit(t *testing.T) {
+	s := openT(t, postgresSchema(t, postgresURL(t)))
+	ctx := t.Context()
+	putAlice(t, s)
+	if err := s.Update(ctx, func(tx server.Tx) error {
+		return tx.PutToken(ctx, server.Token{Token: "tok", Username: "alice"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	banner := func(text string) server.Settings {
+		return server.Settings{InformationalBanner: &server.Banner{Text: &text}}
+	}
+	patch := func(token, org, text string, more func(tx server.Tx) error) error {
+		return s.Update(ctx, func(tx server.Tx) error {
+			if err := tx.ConfirmToken(ctx, token); err != nil {
+				return err
+			}
+			if err := tx.PatchSettings(ctx, org, banner(text), server.PartInformationalBanner); err != nil {
+				return err
+			}
+			if more != nil {
+				return more(tx)
+			}
+			return nil
+		})
+	}
+	stored := func() string {
+		st := must(t, s, func(tx server.Tx) (server.Settings, error) {
+			return tx.Settings(ctx, "o1", server.AllSettingsParts)
+		})
+		if st.InformationalBanner == nil || st.InformationalBanner.Text == nil {
+			return ""
+		}
+		return *st.InformationalBanner.Text
+	}
+	if err := patch("tok", "o1", "one", nil); err != nil {
+		t.Fatalf("patch with an existing token: %v", err)
+	}
+	if got := stored(); got != "one" {
+		t.Errorf("banner after the patch = %q, want one", got)
+	}
+	if err := patch("gone", "o1", "two", nil); !errors.Is(err, server.ErrTokenRemoved) {
+		t.Errorf("patch with a removed token = %v, want ErrTokenRemoved", err)
+	}
+	if err := patch("tok", "nope", "two", nil); !errors.Is(err, server.ErrNotFound) {
+		t.Errorf("patch of an unknown organization = %v, want ErrNotFound", err)
+	}
+	if got := stored(); got != "one" {
+		t.Errorf("banner after the failed patches = %q, want one", got)
+	}
+	// A statement after the patch is sent with it and sees it.
+	var seen string
+	if err := patch("tok", "o1", "three", func(tx server.Tx) error {
+		st, err := tx.Settings(ctx, "o1", server.PartInformationalBanner)
+		if err == nil && st.InformationalBanner != nil && st.InformationalBanner.Text != nil {
+			seen = *st.InformationalBanner.Text
+		}
+		return err
+	}); err != nil {
+		t.Fatalf("patch and read: %v", err)
+	}
+	if seen != "three" {
+		t.Errorf("read after the patch in its transaction = %q, want three", seen)
+	}
+	// The one-round-trip write runs at the session's default isolation.
+	var iso string
+	if err := s.pool.QueryRow(ctx, "SHOW default_transaction_isolation").Scan(&iso); err != nil || iso != "read committed" {
+		t.Errorf("default_transaction_isolation = %q, %v; want read committed", iso, err)
+	}
+	// A failure after the patch undoes it.
+	if err := patch("tok", "o1", "four", func(tx server.Tx) error { return errors.New("undo") }); err == nil {
+		t.Error("a failing Update succeeded")
+	}
+	if got := stored(); got != "three" {
+		t.Errorf("banner after the failed Update = %q, want three", got)
+	}
+}

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/orgportal/portal-api/server"
 )
 
@@ -25,9 +28,9 @@ type tx struct {
 	tx *sql.Tx
 	// pg runs the statements of a PostgreSQL transaction (tx is nil then).
 	pg *pgTx
-	// db runs the one statement of a read-only tx without a transaction
+	// pool runs the one statement of a read-only tx without a transaction
 	// when tx is nil (PostgreSQL); a second statement fails with errNeedsTx.
-	db       *sql.DB
+	pool     *pgxpool.Pool
 	ran      int
 	d        dialect
 	readOnly bool
@@ -75,7 +78,7 @@ func (t *tx) runner() (runner, error) {
 	if t.ran++; t.ran > 1 {
 		return nil, errNeedsTx
 	}
-	return sqlRunner{t.db}, nil
+	return poolRunner{t.pool}, nil
 }
 
 // runner runs statements: a transaction, or the database.
@@ -518,10 +521,28 @@ var patchSettingsQueries = func() (qs [1 << len(settingsColumns)]string) {
 	return qs
 }()
 
+// patchSettingsPG is patchSettingsQueries for a PostgreSQL transaction's
+// first statement, whose result is not waited for (pgTx.deferWrite): an unknown
+// organization makes org_id NULL, which fails the statement, and with it the
+// transaction, instead of inserting nothing.
+var patchSettingsPG = func() (qs [len(patchSettingsQueries)]string) {
+	for parts, q := range patchSettingsQueries {
+		if q == "" {
+			continue
+		}
+		q = strings.Replace(q, "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM organizations WHERE id = ?)",
+			"VALUES ((SELECT id FROM organizations WHERE id = ?), ?, ?, ?, ?)", 1)
+		qs[parts] = postgres.rebind(q)
+	}
+	return qs
+}()
+
 // PatchSettings writes with one statement that also checks the organization
 // exists; a second one runs only when a part is cleared, to delete a row
 // left with no settings: zero settings are stored as no row, so that equal
-// states dump equal.
+// states dump equal. As the first statement of a PostgreSQL transaction it is
+// sent with what follows it, or as the whole transaction in one round trip,
+// and an unknown organization is reported by the Update.
 func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings, parts server.SettingsParts) error {
 	if parts == 0 {
 		_, err := t.Organization(ctx, orgID)
@@ -540,6 +561,24 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 		}
 		cleared = cleared || !vals[i].Valid
 	}
+	const clearRow = `DELETE FROM settings WHERE org_id = ? AND anonymous_notice IS NULL
+			AND authenticated_notice IS NULL AND banner IS NULL AND portal_config IS NULL`
+	if t.pg != nil && !t.readOnly {
+		fail := func(err error) error {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "23502" { // not_null_violation: no such organization
+				return errNotFound("organization", []string{orgID})
+			}
+			return fmt.Errorf("sqlstore: patch settings: %w", err)
+		}
+		q := patchSettingsPG[parts&(1<<len(settingsColumns)-1)]
+		if t.pg.deferWrite(q, []any{orgID, vals[0], vals[1], vals[2], vals[3]}, fail) {
+			if cleared {
+				t.pg.deferWrite(postgres.rebind(clearRow), []any{orgID}, fail)
+			}
+			return nil
+		}
+	}
 	res, err := t.exec(ctx, patchSettingsQueries[parts&(1<<len(settingsColumns)-1)],
 		orgID, vals[0], vals[1], vals[2], vals[3], orgID)
 	if err != nil {
@@ -553,8 +592,7 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 		return errNotFound("organization", []string{orgID})
 	}
 	if cleared {
-		_, err := t.exec(ctx, `DELETE FROM settings WHERE org_id = ? AND anonymous_notice IS NULL
-			AND authenticated_notice IS NULL AND banner IS NULL AND portal_config IS NULL`, orgID)
+		_, err := t.exec(ctx, clearRow, orgID)
 		if err != nil {
 			return fmt.Errorf("sqlstore: patch settings: %w", err)
 		}

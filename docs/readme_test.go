@@ -60,7 +60,7 @@ func TestReadmeGoExample(t *testing.T) {
 		if err != nil || string(out) != want {
 			t.Errorf("run %d: %v\n%s\nwant\n%s", run+1, err, out, want)
 		}
-		reset(t, p)
+		p.Reset(t)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(want), "\n") {
 		if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), "`"+line+"`") {

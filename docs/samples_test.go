@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,19 +99,6 @@ func failures(v map[string]any) []string {
 	return out
 }
 
-// reset restores the demo organization, so that each sample runs on it.
-func reset(t *testing.T, p *portaltest.Portal) {
-	t.Helper()
-	resp, err := http.Post(p.Root+"/emulator/reset", "application/json", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("reset: HTTP %d", resp.StatusCode)
-	}
-}
-
 // The curl samples run as shown against the reference server, each on a
 // freshly reset demo organization, and every answer is a success.
 func TestCurlSamples(t *testing.T) {
@@ -127,7 +113,7 @@ func TestCurlSamples(t *testing.T) {
 	p := portaltest.New(t)
 	for _, op := range sortedKeys(samples) {
 		t.Run(op, func(t *testing.T) {
-			reset(t, p)
+			p.Reset(t)
 			src := strings.ReplaceAll(samples[op]["Shell"], sampleBase, p.URL)
 			out, err := exec.Command(sh, "-e", "-c", src).Output()
 			if err != nil {
@@ -179,7 +165,7 @@ func TestGoSamples(t *testing.T) {
 	}
 	for _, op := range ops {
 		t.Run(op, func(t *testing.T) {
-			reset(t, p)
+			p.Reset(t)
 			out, err := exec.Command(bin, op).CombinedOutput()
 			if err != nil {
 				t.Errorf("%v: %s", err, out)

@@ -65,21 +65,12 @@ func runReport(ctx context.Context, out io.Writer, cfg reportConfig) error {
 	if err := writeSeed(seed); err != nil {
 		return err
 	}
-	p, err := startServer(ctx, cfg.portald, "-db", filepath.Join(dir, "load.db"), "-seed", seed, "-log-level", "warn")
+	p, f, err := startPair(ctx, cfg.portald, cfg.floor, "-db", filepath.Join(dir, "load.db"), "-seed", seed, "-log-level", "warn")
 	if err != nil {
 		return err
 	}
 	defer p.stop()
-	f, err := startServer(ctx, cfg.floor)
-	if err != nil {
-		return err
-	}
 	defer f.stop()
-	for _, s := range []*proc{p, f} {
-		if _, err := s.waitHealthy(ctx, time.Now()); err != nil {
-			return err
-		}
-	}
 	floorIdle, err := vmRSS(f.cmd.Process.Pid)
 	if err != nil {
 		return err
@@ -211,6 +202,26 @@ func startups(ctx context.Context, cfg reportConfig, dir string, fresh bool) (ti
 	}
 	slices.Sort(times)
 	return times[len(times)/2], rss, nil
+}
+
+// startPair starts portald (with args) and the floor server and waits until
+// both answer /health; on an error neither is left running.
+func startPair(ctx context.Context, portald, floor string, args ...string) (p, f *proc, err error) {
+	if p, err = startServer(ctx, portald, args...); err != nil {
+		return nil, nil, err
+	}
+	if f, err = startServer(ctx, floor); err != nil {
+		p.stop()
+		return nil, nil, err
+	}
+	for _, s := range []*proc{p, f} {
+		if _, err := s.waitHealthy(ctx, time.Now()); err != nil {
+			p.stop()
+			f.stop()
+			return nil, nil, err
+		}
+	}
+	return p, f, nil
 }
 
 // startServer starts bin with args on a free loopback port (-addr).

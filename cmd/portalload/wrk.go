@@ -67,21 +67,12 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	p, err := startServer(ctx, cfg.portald, "-db", filepath.Join(dir, "portal.db"))
+	p, f, err := startPair(ctx, cfg.portald, cfg.floor, "-db", filepath.Join(dir, "portal.db"))
 	if err != nil {
 		return err
 	}
 	defer p.stop()
-	f, err := startServer(ctx, cfg.floor)
-	if err != nil {
-		return err
-	}
 	defer f.stop()
-	for _, s := range []*proc{p, f} {
-		if _, err := s.waitHealthy(ctx, time.Now()); err != nil {
-			return err
-		}
-	}
 	// One form for both, as the Go benchmarks send: the same banner each
 	// time, so that wrk sends a fixed request and spends no CPU on it.
 	form := bench.SettingsForm(seedDemoAdminToken, 1).Encode()

@@ -29,6 +29,10 @@ type Service struct {
 	// watch, when the store is shared (TokenWatch), empties tokens when a
 	// token is removed through any process; nil for a store of one process.
 	watch TokenWatch
+	// removals, when the store counts token removals (TokenRemovals), lets
+	// a write skip confirming a token when none was removed since it was
+	// resolved; nil otherwise.
+	removals TokenRemovals
 }
 
 // Option configures a Service.
@@ -50,6 +54,11 @@ func NewService(store Store, gates Gates, opts ...Option) *Service {
 	if w, ok := store.(TokenWatch); ok {
 		s.watch = w
 		w.WatchTokens(s.tokens.clear)
+	}
+	if r, ok := store.(TokenRemovals); ok {
+		if _, counts := r.TokenRemovals(); counts {
+			s.removals = r
+		}
 	}
 	return s
 }
@@ -125,6 +134,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		return c.principal, nil
 	}
 	gen := s.tokens.generation()
+	// Read before the token: a removal after this read changes the count,
+	// and the principal's writes then confirm the token.
+	removals := s.tokenRemovals()
 	var p Principal
 	var expires time.Time
 	err := s.store.View(ctx, func(tx Tx) error {
@@ -138,7 +150,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 			return clone(ErrInvalidToken)
 		}
 		p, expires = found, t.Expires
-		p.token = token
+		p.token, p.removals = token, removals
 		switch p.User.Role {
 		case RoleAdmin, RolePublisher, RoleUser:
 			p.Privileges = nil // a custom role cannot take a built-in's name
@@ -156,10 +168,11 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 // took it from the cache): the transaction confirms it first, so the write
 // either commits before the reset, or finds the token gone and answers 498
 // as if it had come after. Writes without a token (anonymous) have nothing to
-// confirm.
+// confirm, nor do those of a store that counts removals when it has counted
+// none since p was resolved.
 func (s *Service) update(ctx context.Context, p Principal, fn func(tx Tx) error) error {
 	err := s.store.Update(ctx, func(tx Tx) error {
-		if p.token != "" {
+		if p.token != "" && (p.removals == 0 || p.removals != s.tokenRemovals()) {
 			if err := tx.ConfirmToken(ctx, p.token); err != nil {
 				return err
 			}
@@ -170,6 +183,15 @@ func (s *Service) update(ctx context.Context, p Principal, fn func(tx Tx) error)
 		return clone(ErrInvalidToken)
 	}
 	return err
+}
+
+// tokenRemovals is the store's count of token removals; 0 when it keeps none.
+func (s *Service) tokenRemovals() uint64 {
+	if s.removals == nil {
+		return 0
+	}
+	n, _ := s.removals.TokenRemovals()
+	return n
 }
 
 // ForgetTokens empties the token cache: the store was reset.

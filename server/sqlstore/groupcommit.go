@@ -268,6 +268,10 @@ type committer struct {
 	running atomic.Pointer[job]
 
 	knobs *knobs // nil outside tests
+
+	// removals is the store's count of statements deleting tokens, which
+	// the group's tx keeps.
+	removals *atomic.Uint64
 }
 
 type group struct {
@@ -281,8 +285,8 @@ type group struct {
 	bare, probed bool
 }
 
-func newCommitter(db *sql.DB, stmts *stmtCache) *committer {
-	c := &committer{db: db, stmts: stmts, q: newJobQueue(), done: make(chan struct{})}
+func newCommitter(db *sql.DB, stmts *stmtCache, removals *atomic.Uint64) *committer {
+	c := &committer{db: db, stmts: stmts, q: newJobQueue(), done: make(chan struct{}), removals: removals}
 	go c.loop()
 	return c
 }
@@ -425,7 +429,7 @@ func (c *committer) begin() error {
 		release(conn, true)
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	c.g = group{conn: conn, tx: t, t: &tx{tx: t, d: sqlite, stmts: c.stmts, bound: map[*sql.Stmt]*sql.Stmt{}}}
+	c.g = group{conn: conn, tx: t, t: &tx{tx: t, d: sqlite, stmts: c.stmts, bound: map[*sql.Stmt]*sql.Stmt{}, removals: c.removals}}
 	return nil
 }
 

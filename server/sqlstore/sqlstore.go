@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,6 +54,9 @@ type Store struct {
 	// file is the SQLite file as opened, to notice it deleted or replaced
 	// and commits failing; nil for PostgreSQL and ":memory:".
 	file *fileIdentity
+	// removals counts the statements that delete tokens (TokenRemovals),
+	// from 1; SQLite only.
+	removals atomic.Uint64
 	// commitFault, set by tests, stands for a commit the disk refused.
 	commitFault func() error
 	// dsn, watch, stopWatch and watchDone serve WatchTokens (PostgreSQL).
@@ -142,10 +146,27 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	if s.d == sqlite {
-		s.gc = newCommitter(s.db, s.stmts)
+		s.removals.Store(1)
+		s.gc = newCommitter(s.db, s.stmts, &s.removals)
 	}
 	return s, nil
 }
+
+// TokenRemovals implements server.TokenRemovals on SQLite, where one
+// process writes, one write at a time, through the committer: every
+// statement that deletes tokens counts (tx.exec), when it runs, so the
+// count read in a later write includes it, committed or not (a removal
+// rolled back counts all the same, which costs a confirmation, no more).
+// Tokens are removed by no other statement: the schema has no cascades.
+// PostgreSQL's tokens are removed by other processes too: it does not count.
+func (s *Store) TokenRemovals() (uint64, bool) {
+	if s.d != sqlite {
+		return 0, false
+	}
+	return s.removals.Load(), true
+}
+
+var _ server.TokenRemovals = (*Store)(nil)
 
 // pgConns sizes the pool of PostgreSQL connections for the machine: a few per
 // core keep the server busy while some wait on the network or a row lock.

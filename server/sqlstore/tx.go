@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -42,6 +43,9 @@ type tx struct {
 	// bound holds the cached statements bound to tx, for a transaction that
 	// runs many (a committer group); nil binds them anew each time.
 	bound map[*sql.Stmt]*sql.Stmt
+	// removals, in a SQLite write, counts the statements deleting tokens
+	// (Store.TokenRemovals); nil elsewhere.
+	removals *atomic.Uint64
 }
 
 // stmt returns q's prepared statement bound to the transaction; nil when q is
@@ -116,6 +120,9 @@ func (r sqlRunner) QueryRowContext(ctx context.Context, q string, args ...any) s
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if t.readOnly {
 		return nil, errReadOnly
+	}
+	if t.removals != nil && strings.HasPrefix(q, deleteTokens) {
+		t.removals.Add(1)
 	}
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.ExecContext(ctx, args...)
@@ -374,6 +381,10 @@ func (t *tx) Token(ctx context.Context, token string) (server.Token, error) {
 // lock until the transaction ends; a statement that waited for that lock
 // reads what the Reset committed.
 const confirmTokenQuery = "SELECT 1 FROM tokens WHERE token = ?"
+
+// deleteTokens begins every statement that removes tokens, which
+// Store.TokenRemovals counts.
+const deleteTokens = "DELETE FROM tokens"
 
 // ConfirmToken implements server.Tx. In a PostgreSQL transaction not yet
 // begun it costs no round trip: it is sent with BEGIN and the next statement

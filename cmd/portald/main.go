@@ -80,7 +80,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	logOut := newLogWriter(os.Stderr)
+	defer logOut.Flush() // last, after whatever the shutdown logs
+	logger := slog.New(flushingHandler{slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.LogLevel}), logOut})
 	slog.SetDefault(logger)
 
 	// The seed is read even when the store already has data: a broken seed

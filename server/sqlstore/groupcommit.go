@@ -220,7 +220,8 @@ type knobs struct {
 // an fsync, and committed one by one, concurrent Updates would queue behind
 // each other's. One goroutine takes the first waiting job and, up to
 // maxGroup, those waiting behind it (including those that arrive while the
-// group runs), runs them in one BEGIN IMMEDIATE transaction, each fn in a
+// group runs, and those that arrive while it yields once before the COMMIT),
+// runs them in one BEGIN IMMEDIATE transaction, each fn in a
 // savepoint of its own, and ends the group with one COMMIT: one fsync.
 //
 // Guarantees, as with a transaction per Update:
@@ -402,8 +403,19 @@ func (c *committer) loop() {
 			}
 			c.run(first)
 		}
+		yielded := false
 		for c.g.tx != nil && len(c.g.jobs) < c.max() {
 			j, _ := c.q.pop()
+			if j == nil && !yielded {
+				// Before committing, let the goroutines that can run do
+				// so once: under load, writers a few microseconds from
+				// their Update join this group instead of each starting
+				// one (groups of 5 instead of 1.3 under 16 writers on 2
+				// cores). With nothing else to run, it returns at once.
+				yielded = true
+				runtime.Gosched()
+				continue
+			}
 			if j == nil {
 				break
 			}

@@ -52,7 +52,7 @@ var settings = []setting{
 	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "the former name of -allow-remote-admin"},
 	{"admin-token", "PORTAL_ADMIN_TOKEN", "", "when set, /emulator/ calls need the header Authorization: Bearer `token`"},
 	{"journal-size", "PORTAL_JOURNAL_SIZE", "10000", "API calls the journal (GET /emulator/requests) keeps, the oldest dropped; 0 keeps none"},
-	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error"},
+	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error (stderr; info lines may wait 100 ms, the others are written at once)"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
 	{"idle-timeout", "PORTAL_IDLE_TIMEOUT", "2m", "close a keep-alive connection idle for longer than this `duration`"},
 }

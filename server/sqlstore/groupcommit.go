@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/orgportal/portal-api/server"
 )
 
 // maxGroup bounds a group: enough to absorb a burst of writers, few enough
@@ -66,30 +68,11 @@ type result struct {
 // ok reports whether fn returned nil.
 func (r *result) ok() bool { return r.err == nil && !r.panicked && !r.goexit }
 
-// panicError is what fn's panic becomes in its caller's goroutine when fn
-// panicked with an error (a runtime.Error from a bug, most often): that
-// error and the stack of the committer's goroutine at the panic, which
-// would otherwise be lost when the panic is raised again in the caller
-// (golang.org/x/sync/singleflight does the same). errors.Is and errors.As
-// see the error through it. Any other value is raised again as it is, as
-// the Store contract asks.
-type panicError struct {
-	err   error
-	stack []byte
-}
-
-func (p *panicError) Error() string {
-	return fmt.Sprintf("%v\n\ngoroutine of the Update's fn:\n%s", p.err, p.stack)
-}
-
-func (p *panicError) Unwrap() error { return p.err }
-
-// raised is the value fn's panic p is raised with again in its caller.
+// raised is the value fn's panic p is raised with again in its caller: p
+// with the stack of the committer's goroutine at the panic, which would
+// otherwise be lost (golang.org/x/sync/singleflight does the same).
 func raised(p any) any {
-	if err, ok := p.(error); ok {
-		return &panicError{err: err, stack: debug.Stack()}
-	}
-	return p
+	return &server.PanicError{Value: p, Stack: debug.Stack()}
 }
 
 // take claims j for the committer; false when its caller abandoned it. A job
@@ -242,9 +225,8 @@ type knobs struct {
 //     run again, first in the queue, since what their fn saw is undone
 //     (Update's contract allows running fn again). A job is given up after
 //     maxAttempts such rollbacks.
-//   - A panic in fn is raised again in the caller's goroutine with the same
-//     value, or, for an error, one that wraps it with fn's stack
-//     (panicError); runtime.Goexit in fn
+//   - A panic in fn is raised again in the caller's goroutine as a
+//     *server.PanicError holding its value and fn's stack; runtime.Goexit in fn
 //     (t.FailNow) ends the caller's goroutine, and another goroutine carries
 //     on with the group.
 //   - A job whose ctx is done before its turn is answered ctx.Err() without

@@ -259,8 +259,9 @@ func TestGroupCommitFailureInGroup(t *testing.T) {
 	wantCommits(t, s, commits, 1)
 }
 
-// TestGroupCommitPanic: a panicking fn panics in its caller with its value,
-// its writes are undone, and the rest of its group commits.
+// TestGroupCommitPanic: a panicking fn panics in its caller with its value
+// and the stack where it panicked, its writes are undone, and the rest of
+// its group commits.
 func TestGroupCommitPanic(t *testing.T) {
 	s := openWatched(t, sqliteFile(t))
 	ctx := t.Context()
@@ -283,8 +284,9 @@ func TestGroupCommitPanic(t *testing.T) {
 	if err := <-bErr; err != nil {
 		t.Errorf("b: %v", err)
 	}
-	if p := <-recovered; p != "boom" {
-		t.Errorf("the caller recovered %v, want fn's panic", p)
+	p := <-recovered
+	if pe, ok := p.(*server.PanicError); !ok || pe.Value != "boom" || !strings.Contains(string(pe.Stack), "TestGroupCommitPanic") {
+		t.Errorf("the caller recovered %v, want fn's panic with fn's stack", p)
 	}
 	if err := <-dErr; err != nil {
 		t.Errorf("d: %v", err)

@@ -51,6 +51,10 @@ type job struct {
 	state  atomic.Int32
 	// aborts counts the groups rolled back under the job; committer only.
 	aborts int
+	// runs counts the times fn was started, and thread is the OS thread
+	// its goroutine is pinned to while it runs (see committer.nested).
+	runs   atomic.Uint32
+	thread atomic.Uint64
 	// res is written by the committer before done is closed.
 	res  result
 	done chan struct{}
@@ -246,7 +250,8 @@ type committer struct {
 	g group
 	// gid is the id of the goroutine running loop, and running the job
 	// whose fn it is running (nil between fns): an Update made on that
-	// goroutine is nested in that fn.
+	// goroutine is nested in that fn. gid serves where the OS thread's id
+	// cannot be read (see nested).
 	gid     atomic.Uint64
 	running atomic.Pointer[job]
 
@@ -326,15 +331,26 @@ func (c *committer) do(ctx context.Context, fn func(t *tx) error, verify verifie
 }
 
 // nested reports whether an Update with ctx is made by the fn running now,
-// on the committer's goroutine. Reading the goroutine id costs a stack
-// trace (microseconds, more with a deep stack), so it is read only for an
-// Update with the running fn's own context: how rules call each other, and
-// rare otherwise, since each request has a context of its own. A nested
-// Update with another context (one derived from fn's) is not recognized
-// and waits for ever, as it always did.
+// on the committer's goroutine. On Linux that goroutine is pinned to its OS
+// thread while fn runs (run): the Update is nested when it is made on that
+// thread, during that run of fn, whatever its context. Reading the thread id
+// is one system call, made only while a fn runs. Elsewhere the goroutine id
+// would cost a stack trace (microseconds), so it is read only for an Update
+// with the running fn's own context, and a nested Update with another
+// context waits for ever.
 func (c *committer) nested(ctx context.Context) bool {
 	r := c.running.Load()
-	return r != nil && sameContext(ctx, r.ctx) && goroutineID() == c.gid.Load()
+	if r == nil {
+		return false
+	}
+	n, pinned := r.runs.Load(), r.thread.Load()
+	if id, ok := thisThread(); ok {
+		// The same run of the same fn before and after reading the id:
+		// the thread was pinned to the committer all along, and no other
+		// goroutine could run on it.
+		return id == pinned && c.running.Load() == r && r.runs.Load() == n
+	}
+	return sameContext(ctx, r.ctx) && goroutineID() == c.gid.Load()
 }
 
 // sameContext reports whether a and b are one context value; false when
@@ -483,9 +499,14 @@ func (c *committer) run(j *job) {
 		}
 	}
 	returned := false
+	j.runs.Add(1)
+	if id, ok := pinThread(); ok {
+		j.thread.Store(id)
+	}
 	c.running.Store(j)
 	defer func() {
 		c.running.Store(nil)
+		unpinThread()
 		if returned {
 			return
 		}

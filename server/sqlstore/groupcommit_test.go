@@ -355,6 +355,37 @@ func TestGroupCommitGoexit(t *testing.T) {
 	wantCommits(t, s, commits, 2)
 }
 
+// TestGroupCommitNestedDerivedContext: on Linux an Update inside an
+// Update's fn is refused whatever its context: one derived from fn's (a
+// value, a deadline) or an unrelated one.
+func TestGroupCommitNestedDerivedContext(t *testing.T) {
+	if _, ok := thisThread(); !ok {
+		t.Skip("only Linux tells a nested Update by its thread; elsewhere only one with fn's own context is caught (TestGroupCommitNested)")
+	}
+	s := openWatched(t, sqliteFile(t))
+	ctx := t.Context()
+	type key struct{}
+	withValue := context.WithValue(ctx, key{}, "v")
+	withDeadline, cancel := context.WithTimeout(ctx, time.Hour)
+	defer cancel()
+	for name, inner := range map[string]context.Context{
+		"a value": withValue, "a deadline": withDeadline, "unrelated": context.Background(),
+	} {
+		var innerErr error
+		err := s.Update(ctx, func(tx server.Tx) error {
+			innerErr = s.Update(inner, putToken(inner, "inner"))
+			return nil
+		})
+		if err != nil {
+			t.Errorf("%s: outer Update: %v", name, err)
+		}
+		if !errors.Is(innerErr, ErrNestedUpdate) {
+			t.Errorf("%s: nested Update: %v, want ErrNestedUpdate", name, innerErr)
+		}
+	}
+	wantTokens(t, s, nil, []string{"inner"})
+}
+
 // TestGroupCommitNested: an Update inside an Update's fn is refused at once
 // (it would wait for the group that waits for fn); the outer one goes on
 // and decides what to do with the error. Updates from other goroutines

@@ -343,8 +343,8 @@ func (c *committer) nested(ctx context.Context) bool {
 	if r == nil {
 		return false
 	}
-	n, pinned := r.runs.Load(), r.thread.Load()
-	if id, ok := thisThread(); ok {
+	if n, pinned := r.runs.Load(), r.thread.Load(); pinned != 0 {
+		id, _ := thisThread()
 		// The same run of the same fn before and after reading the id:
 		// the thread was pinned to the committer all along, and no other
 		// goroutine could run on it.

@@ -11,7 +11,7 @@ import (
 // committer.nested).
 func pinThread() (id uint64, ok bool) {
 	runtime.LockOSThread()
-	return uint64(syscall.Gettid()), true
+	return thisThread()
 }
 
 // unpinThread undoes pinThread.

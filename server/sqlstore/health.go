@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // ErrUnhealthy is what a write answers, and Ping reports, when the store
@@ -19,10 +18,10 @@ var ErrUnhealthy = errors.New("sqlstore: the store cannot commit")
 
 // fileIdentity is the SQLite file as opened, and what went wrong with it.
 type fileIdentity struct {
-	path     string
-	dev, ino uint64
-	mu       sync.Mutex
-	failure  error // the last commit's failure; nil after a success
+	path    string
+	opened  os.FileInfo
+	mu      sync.Mutex
+	failure error // the last commit's failure; nil after a success
 }
 
 // sqlitePath returns the path of the file a SQLite dsn names ("" when it
@@ -46,29 +45,21 @@ func identify(path string) (*fileIdentity, error) {
 	if path == "" {
 		return nil, nil
 	}
-	dev, ino, err := statFile(path)
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
-	return &fileIdentity{path: path, dev: dev, ino: ino}, nil
-}
-
-func statFile(path string) (dev, ino uint64, err error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, 0, nil // no inode to compare on this system
-	}
-	return uint64(st.Dev), st.Ino, nil
+	// os.SameFile compares device and inode (volume and file index on
+	// Windows, which it reads on first use: read them now, while the path
+	// still leads to the file opened).
+	os.SameFile(fi, fi)
+	return &fileIdentity{path: path, opened: fi}, nil
 }
 
 // gone reports ErrUnhealthy when the path no longer leads to the file opened.
 func (f *fileIdentity) gone() error {
-	dev, ino, err := statFile(f.path)
-	if err != nil || dev != f.dev || ino != f.ino {
+	fi, err := os.Stat(f.path)
+	if err != nil || !os.SameFile(fi, f.opened) {
 		return fmt.Errorf("%w: %s was deleted or replaced since it was opened", ErrUnhealthy, f.path)
 	}
 	return nil

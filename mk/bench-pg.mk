@@ -1,7 +1,7 @@
 # The PostgreSQL load run: portald on PostgreSQL beside pgbench running the
 # single statement each operation amounts to, on the same database, at
-# 1, 16 and 64 clients, alternating, printed as ratios against the targets;
-# then two replicas. Load from wrk (Debian's, installed when missing).
+# 1, 16 and 64 clients, alternating, printed as ratios against the targets,
+# and beside the floor server sending the same pipeline; then two replicas. Load from wrk (Debian's, installed when missing).
 
 .PHONY: bench-pg
 
@@ -14,5 +14,6 @@ bench-pg:
 	@command -v wrk >/dev/null || { apt-get update && apt-get install -y wrk; }
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 		$(GO) build -o "$$tmp/portald" ./cmd/portald && \
-		$(GO) run ./internal/bench/pg -portald "$$tmp/portald" -db '$(BENCH_PG_DB)' \
+		$(GO) build -o "$$tmp/floor" ./internal/bench/floor && \
+		$(GO) run ./internal/bench/pg -portald "$$tmp/portald" -floor "$$tmp/floor" -db '$(BENCH_PG_DB)' \
 			-clients $(BENCH_PG_CLIENTS) -duration $(BENCH_PG_DURATION)

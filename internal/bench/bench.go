@@ -6,6 +6,7 @@
 package bench
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -19,7 +20,12 @@ import (
 // (c.FormParams), decodes the informationalBanner field as JSON and answers
 // {"success":true}. It is what settings/update would cost with no routing
 // against the contract, no validation, no authentication and no store.
-func Floor() http.Handler {
+func Floor() http.Handler { return FloorWith(nil) }
+
+// FloorWith is Floor that also calls write, when not nil, with the request's
+// context, the token and the banner as sent, once they are decoded: the
+// floor of settings/update on a store (PGWriter).
+func FloorWith(write func(ctx context.Context, token, banner string) error) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	// For the load generator, which waits for /health as for portald.
@@ -37,6 +43,11 @@ func Floor() http.Handler {
 		}
 		if err := json.Unmarshal([]byte(form.Get("informationalBanner")), &banner); err != nil {
 			return c.JSON(http.StatusOK, map[string]any{"error": map[string]any{"code": 400, "message": err.Error()}})
+		}
+		if write != nil {
+			if err := write(c.Request().Context(), form.Get("token"), form.Get("informationalBanner")); err != nil {
+				return c.JSON(http.StatusOK, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
+			}
 		}
 		return c.JSON(http.StatusOK, map[string]bool{"success": true})
 	})

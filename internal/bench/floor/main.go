@@ -1,7 +1,9 @@
 // Command floor serves the bench floor handler (bench.Floor): a bare echo
 // handler that parses a form and a JSON field and answers {"success":true}.
-// Its first line on stdout is "floor listening on ADDR". The load generator
-// runs it beside portald to give throughput figures a ceiling to compare with.
+// With -db it also sends settings/update's pipeline to that PostgreSQL
+// database, on a pool sized as portald's (bench.PGWriter). Its first line on
+// stdout is "floor listening on ADDR". The load runs start it beside portald
+// to give throughput figures a ceiling to compare with.
 package main
 
 import (
@@ -12,14 +14,19 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/orgportal/portal-api/internal/bench"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen `address` (port 0 picks a free port)")
+	db := flag.String("db", "", "PostgreSQL `url` to write settings/update's banner to (none: no store)")
+	org := flag.String("org", "0123456789ABCDEF", "the `organization` whose settings -db's writes update")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -28,8 +35,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}
+	h := bench.Floor()
+	if *db != "" {
+		cfg, err := pgxpool.ParseConfig(*db)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(1)
+		}
+		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0))) // portald's pool
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(1)
+		}
+		defer pool.Close()
+		h = bench.FloorWith(bench.PGWriter(pool, *org))
+	}
 	// The same server settings as portald, so that only the handler differs.
-	srv := &http.Server{Handler: bench.Floor(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() {
 		<-ctx.Done()

@@ -1,8 +1,9 @@
 // Command pg is the driver of `make bench-pg`: portald on PostgreSQL beside
 // pgbench running the single statement each operation amounts to, on the
 // same database, at several client counts, alternating, printed as ratios
-// against the targets; then two portald replicas behind a round-robin
-// client. The HTTP load comes from wrk (one thread, so that the CPU is left
+// against the targets, and beside the floor server sending the same pipeline
+// with nothing around it (what Go, echo and pgx cost alone); then two
+// portald replicas behind a round-robin client. The HTTP load comes from wrk (one thread, so that the CPU is left
 // to the server); the server's CPU per request is read from /proc.
 package main
 
@@ -26,6 +27,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+
+	"github.com/orgportal/portal-api/internal/bench"
 )
 
 const (
@@ -52,12 +55,13 @@ func run() error {
 	var (
 		db       = flag.String("db", os.Getenv("PORTAL_TEST_POSTGRES"), "PostgreSQL `url` to bench in (a schema of its own is made and dropped)")
 		portald  = flag.String("portald", "", "portald `binary`")
+		floor    = flag.String("floor", "", "floor server `binary` (internal/bench/floor)")
 		clients  = flag.String("clients", "1,16,64", "comma-separated client `counts`")
 		duration = flag.Duration("duration", 5*time.Second, "`length` of each run")
 	)
 	flag.Parse()
-	if *db == "" || *portald == "" {
-		return errors.New("-db (or PORTAL_TEST_POSTGRES) and -portald are required")
+	if *db == "" || *portald == "" || *floor == "" {
+		return errors.New("-db (or PORTAL_TEST_POSTGRES), -portald and -floor are required")
 	}
 	counts, err := parseCounts(*clients)
 	if err != nil {
@@ -74,7 +78,11 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s := &bench{dir: dir, db: *db, schema: schema, d: *duration}
+	pgbenchDB, err := withOptions(*db, "-csearch_path="+schema)
+	if err != nil {
+		return err
+	}
+	s := &pgbench{dir: dir, db: pgbenchDB, d: *duration}
 	if err := s.scripts(); err != nil {
 		return err
 	}
@@ -84,11 +92,17 @@ func run() error {
 		return err
 	}
 	defer a.stop()
+	f, err := startServer(ctx, listeningFloor, *floor, "-db", dsn, "-org", orgID)
+	if err != nil {
+		return err
+	}
+	defer f.stop()
 	fmt.Printf("portald on PostgreSQL beside pgbench (prepared statements) on one database; %v per run, runs alternating\n\n", *duration)
 	fmt.Println("| clients | settings/update req/s | p99 | CPU/req | errors | pgbench upsert tps | ratio | settings read req/s | p99 | CPU/req | errors | pgbench select tps | ratio |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var failures []string
 	var prevUpdate float64
+	floors := make([]string, len(counts))
 	for i, n := range counts {
 		up, err := s.pgbench("upsert.sql", n)
 		if err != nil {
@@ -98,6 +112,11 @@ func run() error {
 		if err != nil {
 			return err
 		}
+		fl, err := s.wrk([]*server{f}, "update.lua", n)
+		if err != nil {
+			return err
+		}
+		floors[i] = fmt.Sprintf("| %d | %.0f | %s | %s | %d | %.2f | %.2f |", n, fl.rps, ms(fl.p99), us(fl.cpu), fl.errors, fl.rps/up, u.rps/fl.rps)
 		sel, err := s.pgbench("select.sql", n)
 		if err != nil {
 			return err
@@ -126,6 +145,14 @@ func run() error {
 		if u.errors+r.errors > 0 {
 			failures = append(failures, fmt.Sprintf("%d errors at %d clients", u.errors+r.errors, n))
 		}
+	}
+
+	fmt.Println("\nThe floor: echo parsing the form and sending the same pipeline through pgx, nothing else (internal/bench/floor -db), in the same rounds:")
+	fmt.Println()
+	fmt.Println("| clients | floor req/s | p99 | CPU/req | errors | floor ÷ pgbench upsert | portald ÷ floor |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, l := range floors {
+		fmt.Println(l)
 	}
 
 	b, err := startPortald(ctx, *portald, dsn)
@@ -180,6 +207,19 @@ func parseCounts(s string) ([]int, error) {
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
 
+// withOptions returns the PostgreSQL URL base with libpq's options
+// parameter set (pgbench has no search_path of its own).
+func withOptions(base, options string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	q := u.Query()
+	q.Set("options", options)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
 // makeSchema creates a schema of its own in the database at base and returns
 // base set to use it, and how to drop it.
 func makeSchema(ctx context.Context, base string) (schema, dsn string, drop func(), err error) {
@@ -209,22 +249,20 @@ func makeSchema(ctx context.Context, base string) (schema, dsn string, drop func
 	return schema, u.String(), drop, nil
 }
 
-type bench struct {
-	dir, db, schema string
-	d               time.Duration
+type pgbench struct {
+	dir, db string // db with the bench's schema as search_path
+	d       time.Duration
 }
 
 // scripts writes the pgbench scripts (the statement portald runs for each
 // operation, with the values of one request) and the wrk scripts.
-func (s *bench) scripts() error {
+func (s *pgbench) scripts() error {
 	files := map[string]string{
 		// Tx.PatchSettings' upsert of the banner, its values bound as
 		// portald binds them (pgbench -D sets :org and :banner).
-		"upsert.sql": fmt.Sprintf(`INSERT INTO %[1]s.settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
-SELECT :org, NULL, NULL, :banner, NULL WHERE EXISTS (SELECT 1 FROM %[1]s.organizations WHERE id = :org) ON CONFLICT (org_id) DO UPDATE SET banner = excluded.banner;
-`, s.schema),
+		"upsert.sql": strings.NewReplacer("$1", ":org", "$2", ":banner").Replace(bench.PGUpsertBanner) + ";\n",
 		// Tx.Settings.
-		"select.sql": fmt.Sprintf("SELECT anonymous_notice, authenticated_notice, banner, portal_config FROM %s.settings WHERE org_id = :org;\n", s.schema),
+		"select.sql": "SELECT anonymous_notice, authenticated_notice, banner, portal_config FROM settings WHERE org_id = :org;\n",
 		"update.lua": `wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
 local n = 0
@@ -267,7 +305,7 @@ end
 var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
 
 // pgbench runs a script at n clients and returns its transactions per second.
-func (s *bench) pgbench(script string, n int) (float64, error) {
+func (s *pgbench) pgbench(script string, n int) (float64, error) {
 	out, err := exec.Command("pgbench", "-n", "-M", "prepared", "-c", strconv.Itoa(n), "-j", strconv.Itoa(min(n, 2)),
 		"-T", strconv.Itoa(max(1, int(s.d.Seconds()))), "-f", filepath.Join(s.dir, script),
 		"-D", "org="+orgID, "-D", `banner={"text":"Maintenance window 1","bgColor":"#003366","fontColor":"white","enabled":true}`, s.db).CombinedOutput()
@@ -296,7 +334,7 @@ var (
 
 // wrk sends n connections' load, split over the servers, and sums what they
 // answered; p99 is the worst server's.
-func (s *bench) wrk(servers []*server, script string, n int) (result, error) {
+func (s *pgbench) wrk(servers []*server, script string, n int) (result, error) {
 	var res result
 	cpu0 := make([]time.Duration, len(servers))
 	for i, sv := range servers {
@@ -349,10 +387,21 @@ type server struct {
 	api string // base URL ending in /sharing/rest
 }
 
-var listening = regexp.MustCompile(`API at (http://\S+/sharing/rest)`)
+// What portald and the floor print once they listen: the API's base URL,
+// or the address (the floor answers any path).
+var (
+	listeningPortald = regexp.MustCompile(`API at (http://\S+/sharing/rest)`)
+	listeningFloor   = regexp.MustCompile(`floor listening on (\S+)`)
+)
 
 func startPortald(ctx context.Context, bin, dsn string) (*server, error) {
-	cmd := exec.CommandContext(ctx, bin, "-addr", "127.0.0.1:0", "-log-level", "warn", "-db", dsn)
+	return startServer(ctx, listeningPortald, bin, "-addr", "127.0.0.1:0", "-log-level", "warn", "-db", dsn)
+}
+
+// startServer starts bin with args and waits for the line that listening
+// matches on its standard output.
+func startServer(ctx context.Context, listening *regexp.Regexp, bin string, args ...string) (*server, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -373,10 +422,13 @@ func startPortald(ctx context.Context, bin, dsn string) (*server, error) {
 	}()
 	select {
 	case u := <-lines:
+		if !strings.HasPrefix(u, "http://") {
+			u = "http://" + u + "/sharing/rest"
+		}
 		return &server{cmd: cmd, api: u}, nil
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
-		return nil, errors.New("portald did not start within a minute")
+		return nil, fmt.Errorf("%s did not start within a minute", filepath.Base(bin))
 	}
 }
 

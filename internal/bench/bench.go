@@ -22,14 +22,33 @@ import (
 // against the contract, no validation, no authentication and no store.
 func Floor() http.Handler { return FloorWith(nil) }
 
-// FloorWith is Floor that also calls write, when not nil, with the request's
-// context, the token and the banner as sent, once they are decoded: the
-// floor of settings/update on a store (PGWriter).
-func FloorWith(write func(ctx context.Context, token, banner string) error) http.Handler {
+// FloorStore is what the floor handler does with a store: the floor of
+// settings/update and of the settings read on one (PGFloor).
+type FloorStore interface {
+	// Write is called with the request's context, the token and the
+	// banner as sent, once they are decoded.
+	Write(ctx context.Context, token, banner string) error
+	// Read is called for a GET with the token as sent and returns the
+	// answer's fields.
+	Read(ctx context.Context, token string) (map[string]json.RawMessage, error)
+}
+
+// FloorWith is Floor on store (none when nil); with a store, a GET (but
+// /health) is a read.
+func FloorWith(store FloorStore) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	// For the load generator, which waits for /health as for portald.
 	e.GET("/health", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	if store != nil {
+		e.GET("/*", func(c echo.Context) error {
+			answer, err := store.Read(c.Request().Context(), c.QueryParam("token"))
+			if err != nil {
+				return c.JSON(http.StatusOK, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
+			}
+			return c.JSON(http.StatusOK, answer)
+		})
+	}
 	e.POST("/*", func(c echo.Context) error {
 		form, err := c.FormParams()
 		if err != nil {
@@ -44,8 +63,8 @@ func FloorWith(write func(ctx context.Context, token, banner string) error) http
 		if err := json.Unmarshal([]byte(form.Get("informationalBanner")), &banner); err != nil {
 			return c.JSON(http.StatusOK, map[string]any{"error": map[string]any{"code": 400, "message": err.Error()}})
 		}
-		if write != nil {
-			if err := write(c.Request().Context(), form.Get("token"), form.Get("informationalBanner")); err != nil {
+		if store != nil {
+			if err := store.Write(c.Request().Context(), form.Get("token"), form.Get("informationalBanner")); err != nil {
 				return c.JSON(http.StatusOK, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
 			}
 		}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -10,21 +11,43 @@ import (
 // What settings/update with a banner sends PostgreSQL, as server/sqlstore
 // sends it: the token confirmation (confirmTokenPG) and the banner's upsert
 // (Tx.PatchSettings), as one pipeline without BEGIN, committed at its end
-// (pgTx.commitPending). `make bench-pg` runs the upsert in pgbench too.
+// (pgTx.commitPending); and what the settings read sends (Tx.Settings).
+// `make bench-pg` runs the upsert and the select in pgbench too.
 const (
 	PGConfirmToken = "SELECT 1 / count(*)::int FROM tokens WHERE token = $1"
 	PGUpsertBanner = `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
 SELECT $1, NULL, NULL, $2, NULL WHERE EXISTS (SELECT 1 FROM organizations WHERE id = $1) ON CONFLICT (org_id) DO UPDATE SET banner = excluded.banner`
+	PGSelectSettings = "SELECT anonymous_notice, authenticated_notice, banner, portal_config FROM settings WHERE org_id = $1"
 )
 
-// PGWriter returns the write of FloorWith for PostgreSQL: the pipeline of
-// settings/update for the organization org, on pool, with nothing around it
-// (no validation, no token cache, no error mapping).
-func PGWriter(pool *pgxpool.Pool, org string) func(ctx context.Context, token, banner string) error {
-	return func(ctx context.Context, token, banner string) error {
-		var b pgx.Batch
-		b.Queue(PGConfirmToken, token)
-		b.Queue(PGUpsertBanner, org, banner)
-		return pool.SendBatch(ctx, &b).Close()
+// PGFloor is the floor's store on PostgreSQL: the statements of
+// settings/update and of the settings read for one organization, on a
+// pool, with nothing around them (no validation, no token resolution, no
+// error mapping).
+type PGFloor struct {
+	Pool *pgxpool.Pool
+	Org  string
+}
+
+// Write sends settings/update's pipeline.
+func (f PGFloor) Write(ctx context.Context, token, banner string) error {
+	var b pgx.Batch
+	b.Queue(PGConfirmToken, token)
+	b.Queue(PGUpsertBanner, f.Org, banner)
+	return f.Pool.SendBatch(ctx, &b).Close()
+}
+
+// Read runs the settings' select and answers its JSON columns as they are.
+func (f PGFloor) Read(ctx context.Context, _ string) (map[string]json.RawMessage, error) {
+	var cols [4]*string
+	if err := f.Pool.QueryRow(ctx, PGSelectSettings, f.Org).Scan(&cols[0], &cols[1], &cols[2], &cols[3]); err != nil {
+		return nil, err
 	}
+	answer := make(map[string]json.RawMessage, len(cols))
+	for i, name := range [...]string{"anonymousAccessNotice", "authenticatedAccessNotice", "informationalBanner", "portalConfig"} {
+		if cols[i] != nil {
+			answer[name] = json.RawMessage(*cols[i])
+		}
+	}
+	return answer, nil
 }

@@ -1,7 +1,8 @@
 // Command floor serves the bench floor handler (bench.Floor): a bare echo
 // handler that parses a form and a JSON field and answers {"success":true}.
-// With -db it also sends settings/update's pipeline to that PostgreSQL
-// database, on a pool sized as portald's (bench.PGWriter). Its first line on
+// With -db it also sends settings/update's pipeline, and for a GET the
+// settings read's select, to that PostgreSQL database, on a pool sized as
+// portald's (bench.PGFloor). Its first line on
 // stdout is "floor listening on ADDR". The load runs start it beside portald
 // to give throughput figures a ceiling to compare with.
 package main
@@ -26,7 +27,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen `address` (port 0 picks a free port)")
 	db := flag.String("db", "", "PostgreSQL `url` to write settings/update's banner to (none: no store)")
-	org := flag.String("org", "0123456789ABCDEF", "the `organization` whose settings -db's writes update")
+	org := flag.String("org", "0123456789ABCDEF", "the `organization` whose settings -db's statements read and write")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -49,7 +50,7 @@ func main() {
 			os.Exit(1)
 		}
 		defer pool.Close()
-		h = bench.FloorWith(bench.PGWriter(pool, *org))
+		h = bench.FloorWith(bench.PGFloor{Pool: pool, Org: *org})
 	}
 	// The same server settings as portald, so that only the handler differs.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,

@@ -59,10 +59,14 @@ func run() error {
 		floor    = flag.String("floor", "", "floor server `binary` (internal/bench/floor)")
 		clients  = flag.String("clients", "1,16,64", "comma-separated client `counts`")
 		duration = flag.Duration("duration", 5*time.Second, "`length` of each run")
+		nrounds  = flag.Int("rounds", 3, "`rounds` of runs, whose medians are printed")
 	)
 	flag.Parse()
 	if *db == "" || *portald == "" || *floor == "" {
 		return errors.New("-db (or PORTAL_TEST_POSTGRES), -portald and -floor are required")
+	}
+	if *nrounds < 1 {
+		return errors.New("-rounds must be at least 1")
 	}
 	counts, err := parseCounts(*clients)
 	if err != nil {
@@ -98,46 +102,32 @@ func run() error {
 		return err
 	}
 	defer f.stop()
-	fmt.Printf("portald on PostgreSQL beside pgbench (prepared statements) on one database; %v per run, runs alternating\n\n", *duration)
+	fmt.Printf("portald on PostgreSQL beside pgbench (prepared statements) on one database; %v per run, runs alternating;\n", *duration)
+	fmt.Printf("each figure the median of %d rounds (a ratio: of the rounds' ratios)\n\n", *nrounds)
+	all := make([][]round, len(counts))
+	for k := 0; k < *nrounds; k++ {
+		for i, n := range counts {
+			rd, err := s.round(a, f, n)
+			if err != nil {
+				return err
+			}
+			all[i] = append(all[i], rd)
+		}
+	}
 	fmt.Println("| clients | settings/update req/s | p99 | CPU/req | errors | pgbench upsert tps | ratio | settings read req/s | p99 | CPU/req | errors | pgbench select tps | ratio |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var failures []string
 	var prevUpdate float64
-	floors := make([]string, len(counts))
 	for i, n := range counts {
-		up, err := s.pgbench("upsert.sql", n)
-		if err != nil {
-			return err
-		}
-		u, err := s.wrk([]*server{a}, "update.lua", n)
-		if err != nil {
-			return err
-		}
-		fl, err := s.wrk([]*server{f}, "update.lua", n)
-		if err != nil {
-			return err
-		}
-		sel, err := s.pgbench("select.sql", n)
-		if err != nil {
-			return err
-		}
-		r, err := s.wrk([]*server{a}, "read.lua", n)
-		if err != nil {
-			return err
-		}
-		flr, err := s.wrk([]*server{f}, "read.lua", n)
-		if err != nil {
-			return err
-		}
-		floors[i] = fmt.Sprintf("| %d | %s | %.0f | %s | %s | %.2f | %.2f | %.0f | %s | %.2f | %.2f |", n, ms(up.p99),
-			fl.rps, ms(fl.p99), us(fl.cpu), fl.rps/up.rps, u.rps/fl.rps, flr.rps, us(flr.cpu), flr.rps/sel.rps, r.rps/flr.rps)
-		if fl.errors+flr.errors > 0 {
-			return fmt.Errorf("the floor server failed %d requests at %d clients", fl.errors+flr.errors, n)
-		}
+		rs := all[i]
+		u, up, r, sel := medianOf(rs, updateRun), medianOf(rs, upsertRun), medianOf(rs, readRun), medianOf(rs, selectRun)
+		uRatio := median(rs, func(rd round) float64 { return rd.u.rps / rd.up.rps })
+		rRatio := median(rs, func(rd round) float64 { return rd.r.rps / rd.sel.rps })
+		flRatio := median(rs, func(rd round) float64 { return rd.fl.rps / rd.up.rps })
 		fmt.Printf("| %d | %.0f | %s | %s | %d | %.0f | %.2f | %.0f | %s | %s | %d | %.0f | %.2f |\n",
-			n, u.rps, ms(u.p99), us(u.cpu), u.errors, up.rps, u.rps/up.rps, r.rps, ms(r.p99), us(r.cpu), r.errors, sel.rps, r.rps/sel.rps)
-		if u.rps/up.rps < minUpdateRatio {
-			failures = append(failures, fmt.Sprintf("settings/update at %d clients is %.2f of pgbench's upsert, under %.2f (the floor: %.2f)", n, u.rps/up.rps, minUpdateRatio, fl.rps/up.rps))
+			n, u.rps, ms(u.p99), us(u.cpu), u.errors, up.rps, uRatio, r.rps, ms(r.p99), us(r.cpu), r.errors, sel.rps, rRatio)
+		if uRatio < minUpdateRatio {
+			failures = append(failures, fmt.Sprintf("settings/update at %d clients is %.2f of pgbench's upsert, under %.2f (the floor: %.2f)", n, uRatio, minUpdateRatio, flRatio))
 		}
 		if i > 0 && n <= 16 && u.rps < prevUpdate {
 			failures = append(failures, fmt.Sprintf("settings/update falls from %.0f to %.0f req/s at %d clients", prevUpdate, u.rps, n))
@@ -147,8 +137,9 @@ func run() error {
 			if u.p99 > maxP99At16 {
 				failures = append(failures, fmt.Sprintf("settings/update p99 at 16 clients is %s, over %s (pgbench's upsert: %s)", ms(u.p99), ms(maxP99At16), ms(up.p99)))
 			}
-			if r.rps/sel.rps < minReadRatio {
-				failures = append(failures, fmt.Sprintf("settings read at 16 clients is %.2f of pgbench's point select, under %.2f", r.rps/sel.rps, minReadRatio))
+			if rRatio < minReadRatio {
+				failures = append(failures, fmt.Sprintf("settings read at 16 clients is %.2f of pgbench's point select, under %.2f (the floor: %.2f)",
+					rRatio, minReadRatio, median(rs, func(rd round) float64 { return rd.flr.rps / rd.sel.rps })))
 			}
 		}
 		if u.errors+r.errors > 0 {
@@ -161,8 +152,28 @@ func run() error {
 	fmt.Println()
 	fmt.Println("| clients | pgbench upsert p99 | floor update req/s | p99 | CPU/req | ÷ pgbench | portald ÷ floor | floor read req/s | CPU/req | ÷ pgbench | portald ÷ floor |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, l := range floors {
-		fmt.Println(l)
+	for i, n := range counts {
+		rs := all[i]
+		up, fl, flr := medianOf(rs, upsertRun), medianOf(rs, floorUpdateRun), medianOf(rs, floorReadRun)
+		fmt.Printf("| %d | %s | %.0f | %s | %s | %.2f | %.2f | %.0f | %s | %.2f | %.2f |\n", n, ms(up.p99),
+			fl.rps, ms(fl.p99), us(fl.cpu),
+			median(rs, func(rd round) float64 { return rd.fl.rps / rd.up.rps }),
+			median(rs, func(rd round) float64 { return rd.u.rps / rd.fl.rps }),
+			flr.rps, us(flr.cpu),
+			median(rs, func(rd round) float64 { return rd.flr.rps / rd.sel.rps }),
+			median(rs, func(rd round) float64 { return rd.r.rps / rd.flr.rps }))
+	}
+	if *nrounds > 1 {
+		fmt.Println("\nThe rounds' ratios, settings/update ÷ pgbench upsert and settings read ÷ pgbench select:")
+		fmt.Println()
+		for i, n := range counts {
+			var us, rs []string
+			for _, rd := range all[i] {
+				us = append(us, fmt.Sprintf("%.2f", rd.u.rps/rd.up.rps))
+				rs = append(rs, fmt.Sprintf("%.2f", rd.r.rps/rd.sel.rps))
+			}
+			fmt.Printf("- %d clients: update %s; read %s\n", n, strings.Join(us, ", "), strings.Join(rs, ", "))
+		}
 	}
 
 	b, err := startPortald(ctx, *portald, dsn)
@@ -371,6 +382,71 @@ func logP99(prefix string) (time.Duration, error) {
 	}
 	slices.Sort(lat)
 	return lat[len(lat)*99/100], nil
+}
+
+// round is one round's runs at one client count, in the order they ran.
+type round struct{ up, u, fl, sel, r, flr result }
+
+// The runs of a round, for medianOf.
+var (
+	upsertRun      = func(rd round) result { return rd.up }
+	updateRun      = func(rd round) result { return rd.u }
+	floorUpdateRun = func(rd round) result { return rd.fl }
+	selectRun      = func(rd round) result { return rd.sel }
+	readRun        = func(rd round) result { return rd.r }
+	floorReadRun   = func(rd round) result { return rd.flr }
+)
+
+// round runs, at n clients: pgbench's upsert, settings/update on portald
+// then on the floor, pgbench's select, the settings read on portald then on
+// the floor.
+func (s *pgbench) round(portald, floor *server, n int) (rd round, err error) {
+	steps := []struct {
+		dst    *result
+		srv    *server
+		script string
+	}{{&rd.up, nil, "upsert.sql"}, {&rd.u, portald, "update.lua"}, {&rd.fl, floor, "update.lua"},
+		{&rd.sel, nil, "select.sql"}, {&rd.r, portald, "read.lua"}, {&rd.flr, floor, "read.lua"}}
+	for _, st := range steps {
+		if st.srv == nil {
+			*st.dst, err = s.pgbench(st.script, n)
+		} else {
+			*st.dst, err = s.wrk([]*server{st.srv}, st.script, n)
+		}
+		if err != nil {
+			return rd, err
+		}
+	}
+	if e := rd.fl.errors + rd.flr.errors; e > 0 {
+		return rd, fmt.Errorf("the floor server failed %d requests at %d clients", e, n)
+	}
+	return rd, nil
+}
+
+// median is the median of f over the rounds.
+func median(rs []round, f func(round) float64) float64 {
+	xs := make([]float64, len(rs))
+	for i, rd := range rs {
+		xs[i] = f(rd)
+	}
+	slices.Sort(xs)
+	if len(xs)%2 == 0 {
+		return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	return xs[len(xs)/2]
+}
+
+// medianOf is one run's figures, each the median of the rounds', but errors,
+// which add up.
+func medianOf(rs []round, run func(round) result) result {
+	var res result
+	res.rps = median(rs, func(rd round) float64 { return run(rd).rps })
+	res.p99 = time.Duration(median(rs, func(rd round) float64 { return float64(run(rd).p99) }))
+	res.cpu = time.Duration(median(rs, func(rd round) float64 { return float64(run(rd).cpu) }))
+	for _, rd := range rs {
+		res.errors += run(rd).errors
+	}
+	return res
 }
 
 type result struct {

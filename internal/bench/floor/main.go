@@ -2,9 +2,9 @@
 // handler that parses a form and a JSON field and answers {"success":true}.
 // With -db it also sends settings/update's pipeline, and for a GET the
 // settings read's select, to that PostgreSQL database, on a pool sized as
-// portald's (bench.PGFloor). Its first line on
-// stdout is "floor listening on ADDR". The load runs start it beside portald
-// to give throughput figures a ceiling to compare with.
+// portald's (bench.PGFloor). Its first line on stdout is "floor listening on
+// ADDR". The load runs start it beside portald to give throughput figures a
+// ceiling to compare with.
 package main
 
 import (
@@ -26,7 +26,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen `address` (port 0 picks a free port)")
-	db := flag.String("db", "", "PostgreSQL `url` to write settings/update's banner to (none: no store)")
+	db := flag.String("db", "", "PostgreSQL `url` to send settings/update's and the settings read's statements to (none: no store)")
 	org := flag.String("org", "0123456789ABCDEF", "the `organization` whose settings -db's statements read and write")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

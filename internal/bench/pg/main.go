@@ -1,10 +1,11 @@
 // Command pg is the driver of `make bench-pg`: portald on PostgreSQL beside
 // pgbench running the single statement each operation amounts to, on the
-// same database, at several client counts, alternating, printed as ratios
-// against the targets, and beside the floor server sending the same pipeline
-// with nothing around it (what Go, echo and pgx cost alone); then two
-// portald replicas behind a round-robin client. The HTTP load comes from wrk (one thread, so that the CPU is left
-// to the server); the server's CPU per request is read from /proc.
+// same database, at several client counts, alternating, in rounds whose
+// medians are printed as ratios against the targets, beside the floor server
+// sending the same statements with nothing around them (what Go, echo and
+// pgx cost alone); then two portald replicas behind a round-robin client.
+// The HTTP load comes from wrk (one thread, so that the CPU is left to the
+// server); the server's CPU per request is read from /proc.
 package main
 
 import (
@@ -87,7 +88,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	s := &pgbench{dir: dir, db: pgbenchDB, d: *duration}
+	s := &runner{dir: dir, db: pgbenchDB, d: *duration}
 	if err := s.scripts(); err != nil {
 		return err
 	}
@@ -167,12 +168,12 @@ func run() error {
 		fmt.Println("\nThe rounds' ratios, settings/update ÷ pgbench upsert and settings read ÷ pgbench select:")
 		fmt.Println()
 		for i, n := range counts {
-			var us, rs []string
+			var updates, reads []string
 			for _, rd := range all[i] {
-				us = append(us, fmt.Sprintf("%.2f", rd.u.rps/rd.up.rps))
-				rs = append(rs, fmt.Sprintf("%.2f", rd.r.rps/rd.sel.rps))
+				updates = append(updates, fmt.Sprintf("%.2f", rd.u.rps/rd.up.rps))
+				reads = append(reads, fmt.Sprintf("%.2f", rd.r.rps/rd.sel.rps))
 			}
-			fmt.Printf("- %d clients: update %s; read %s\n", n, strings.Join(us, ", "), strings.Join(rs, ", "))
+			fmt.Printf("- %d clients: update %s; read %s\n", n, strings.Join(updates, ", "), strings.Join(reads, ", "))
 		}
 	}
 
@@ -270,14 +271,15 @@ func makeSchema(ctx context.Context, base string) (schema, dsn string, drop func
 	return schema, u.String(), drop, nil
 }
 
-type pgbench struct {
+// runner runs the load: pgbench, and wrk against the servers.
+type runner struct {
 	dir, db string // db with the bench's schema as search_path
 	d       time.Duration
 }
 
 // scripts writes the pgbench scripts (the statement portald runs for each
 // operation, with the values of one request) and the wrk scripts.
-func (s *pgbench) scripts() error {
+func (s *runner) scripts() error {
 	files := map[string]string{
 		// Tx.PatchSettings' upsert of the banner, its values bound as
 		// portald binds them (pgbench -D sets :org and :banner).
@@ -327,7 +329,7 @@ var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection t
 
 // pgbench runs a script at n clients and returns its transactions per
 // second and the 99th percentile of their latencies (from its log, -l).
-func (s *pgbench) pgbench(script string, n int) (result, error) {
+func (s *runner) pgbench(script string, n int) (result, error) {
 	prefix := filepath.Join(s.dir, "pgbench_log")
 	out, err := exec.Command("pgbench", "-n", "-M", "prepared", "-c", strconv.Itoa(n), "-j", strconv.Itoa(min(n, 2)),
 		"-T", strconv.Itoa(max(1, int(s.d.Seconds()))), "-f", filepath.Join(s.dir, script), "-l", "--log-prefix", prefix,
@@ -400,7 +402,7 @@ var (
 // round runs, at n clients: pgbench's upsert, settings/update on portald
 // then on the floor, pgbench's select, the settings read on portald then on
 // the floor.
-func (s *pgbench) round(portald, floor *server, n int) (rd round, err error) {
+func (s *runner) round(portald, floor *server, n int) (rd round, err error) {
 	steps := []struct {
 		dst    *result
 		srv    *server
@@ -464,7 +466,7 @@ var (
 
 // wrk sends n connections' load, split over the servers, and sums what they
 // answered; p99 is the worst server's.
-func (s *pgbench) wrk(servers []*server, script string, n int) (result, error) {
+func (s *runner) wrk(servers []*server, script string, n int) (result, error) {
 	var res result
 	cpu0 := make([]time.Duration, len(servers))
 	for i, sv := range servers {

@@ -28,9 +28,9 @@ type FloorStore interface {
 	// Write is called with the request's context, the token and the
 	// banner as sent, once they are decoded.
 	Write(ctx context.Context, token, banner string) error
-	// Read is called for a GET with the token as sent and returns the
-	// answer's fields.
-	Read(ctx context.Context, token string) (map[string]json.RawMessage, error)
+	// Read is called for a GET (its token is not looked at) and returns
+	// the answer's fields.
+	Read(ctx context.Context) (map[string]json.RawMessage, error)
 }
 
 // FloorWith is Floor on store (none when nil); with a store, a GET (but
@@ -42,7 +42,7 @@ func FloorWith(store FloorStore) http.Handler {
 	e.GET("/health", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	if store != nil {
 		e.GET("/*", func(c echo.Context) error {
-			answer, err := store.Read(c.Request().Context(), c.QueryParam("token"))
+			answer, err := store.Read(c.Request().Context())
 			if err != nil {
 				return c.JSON(http.StatusOK, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
 			}

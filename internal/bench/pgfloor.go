@@ -38,7 +38,7 @@ func (f PGFloor) Write(ctx context.Context, token, banner string) error {
 }
 
 // Read runs the settings' select and answers its JSON columns as they are.
-func (f PGFloor) Read(ctx context.Context, _ string) (map[string]json.RawMessage, error) {
+func (f PGFloor) Read(ctx context.Context) (map[string]json.RawMessage, error) {
 	var cols [4]*string
 	if err := f.Pool.QueryRow(ctx, PGSelectSettings, f.Org).Scan(&cols[0], &cols[1], &cols[2], &cols[3]); err != nil {
 		return nil, err

@@ -50,7 +50,7 @@ func TestPGFloorStatements(t *testing.T) {
 	if err := admin.UpdateSettings(ctx, pt.OrgID, client.SettingsUpdate{InformationalBanner: &updated}); err != nil {
 		t.Fatal(err)
 	}
-	answer, err := f.Read(ctx, pt.AdminToken)
+	answer, err := f.Read(ctx)
 	if err != nil {
 		t.Fatalf("floor read: %v", err)
 	}

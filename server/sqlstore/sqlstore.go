@@ -86,7 +86,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// A bounded pool that keeps its connections, each with its
 		// prepared statements: a server runs best with a few backends per
 		// core.
-		cfg.MaxConns = int32(pgConns())
+		cfg.MaxConns = int32(PGConns())
 		// What a write sent as one pipeline without BEGIN runs at
 		// (pgTx.commitPending), whatever the server's default.
 		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
@@ -168,9 +168,9 @@ func (s *Store) TokenRemovals() (uint64, bool) {
 
 var _ server.TokenRemovals = (*Store)(nil)
 
-// pgConns sizes the pool of PostgreSQL connections for the machine: a few per
+// PGConns sizes the pool of PostgreSQL connections for the machine: a few per
 // core keep the server busy while some wait on the network or a row lock.
-func pgConns() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
+func PGConns() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
 
 // sqliteIdleConns is how many connections to a SQLite file stay open between
 // requests: more than the concurrent requests of a busy server usually hold.

@@ -15,13 +15,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/orgportal/portal-api/internal/bench"
+	"github.com/orgportal/portal-api/server/sqlstore"
 )
 
 func main() {
@@ -43,7 +43,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "floor:", err)
 			os.Exit(1)
 		}
-		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0))) // portald's pool
+		cfg.MaxConns = int32(sqlstore.PGConns()) // portald's pool
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "floor:", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/orgportal/portal-api/client"
@@ -225,4 +226,68 @@ func TestReplicasSettingsNeverMix(t *testing.T) {
 	}
 	var ce *client.Error
 	_ = errors.As(err, &ce)
+}
+
+// Reads of one organization's settings on one replica, many at a time (they
+// share round trips there), see every settings/update that returned on the
+// other replica before they were sent: a read started after write k shows
+// k or later.
+func TestReplicasReadsSeeReturnedWrites(t *testing.T) {
+	procs := replicas(t, 2)
+	ctx := context.Background()
+	writer := clientFor(t, procs[0], pt.AdminToken)
+	reader := clientFor(t, procs[1], pt.AdminToken)
+	const writes, readers = 60, 12
+	var returned atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, readers+1)
+	var reads atomic.Int64
+	for range readers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				floor := returned.Load()
+				s, err := reader.Settings(ctx, pt.OrgID)
+				if err != nil {
+					errs <- err
+					return
+				}
+				var v int64
+				if s.InformationalBanner != nil {
+					if _, err := fmt.Sscanf(s.InformationalBanner.Text, "write %d", &v); err != nil {
+						errs <- fmt.Errorf("banner text %q", s.InformationalBanner.Text)
+						return
+					}
+				}
+				if v < floor {
+					errs <- fmt.Errorf("a read sent after write %d returned shows write %d", floor, v)
+					return
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	for k := int64(1); k <= writes; k++ {
+		err := writer.UpdateSettings(ctx, pt.OrgID, client.SettingsUpdate{
+			InformationalBanner: &client.Banner{Text: fmt.Sprintf("write %d", k), BgColor: "navy", FontColor: "white", Enabled: true},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		returned.Store(k)
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := reads.Load(); n < writes {
+		t.Errorf("%d reads beside %d writes: the test exercised little", n, writes)
+	}
 }

@@ -301,8 +301,12 @@ type rows interface {
 type pgRows struct{ pgx.Rows }
 
 // poolRunner runs the one statement of a read-only tx without a transaction,
-// on a connection of the pool for that statement alone.
-type poolRunner struct{ pool *pgxpool.Pool }
+// on a connection of the pool for that statement alone; a one-row read joins
+// an identical one about to be sent (reads).
+type poolRunner struct {
+	pool  *pgxpool.Pool
+	reads *coalescer
+}
 
 func (r poolRunner) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	tag, err := r.pool.Exec(ctx, q, args...)
@@ -318,7 +322,7 @@ func (r poolRunner) QueryContext(ctx context.Context, q string, args ...any) (ro
 }
 
 func (r poolRunner) QueryRowContext(ctx context.Context, q string, args ...any) scanner {
-	return r.pool.QueryRow(ctx, q, args...) // its ErrNoRows is sql.ErrNoRows too
+	return r.reads.queryRow(ctx, r.pool, q, args)
 }
 
 func (r pgRows) Close() error { r.Rows.Close(); return r.Rows.Err() }

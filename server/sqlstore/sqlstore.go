@@ -51,6 +51,9 @@ type Store struct {
 	// multiStatement holds the sites (see run) of the read-only functions
 	// that ran more than one statement: they start in a transaction.
 	multiStatement sync.Map
+	// reads merges the identical one-statement reads that wait for a
+	// round trip (PostgreSQL).
+	reads coalescer
 	// file is the SQLite file as opened, to notice it deleted or replaced
 	// and commits failing; nil for PostgreSQL and ":memory:".
 	file *fileIdentity
@@ -392,7 +395,7 @@ func (s *Store) runOnce(ctx context.Context, readOnly bool, site uintptr, fn fun
 			return s.runPG(ctx, "begin isolation level read committed", false, fn)
 		}
 		if _, many := s.multiStatement.Load(site); !many && site != 0 {
-			t := &tx{pool: s.pool, d: s.d, readOnly: true}
+			t := &tx{pool: s.pool, reads: &s.reads, d: s.d, readOnly: true}
 			// fn may have kept the error its second statement got (a
 			// lookup that may fail), so the count decides.
 			if err := fn(t); t.ran <= 1 {

@@ -32,6 +32,7 @@ type tx struct {
 	// pool runs the one statement of a read-only tx without a transaction
 	// when tx is nil (PostgreSQL); a second statement fails with errNeedsTx.
 	pool     *pgxpool.Pool
+	reads    *coalescer // with pool
 	ran      int
 	d        dialect
 	readOnly bool
@@ -82,7 +83,7 @@ func (t *tx) runner() (runner, error) {
 	if t.ran++; t.ran > 1 {
 		return nil, errNeedsTx
 	}
-	return poolRunner{t.pool}, nil
+	return poolRunner{t.pool, t.reads}, nil
 }
 
 // runner runs statements: a transaction, or the database.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/orgportal/portal-api/internal/busypoll"
 	"io"
 	"log/slog"
 	"net"
@@ -34,6 +35,9 @@ type Config struct {
 	// connections open without using them.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
+	// BusyPoll is how long a request served alone polls for PostgreSQL's
+	// answer before sleeping (internal/busypoll); 0 never polls.
+	BusyPoll time.Duration
 }
 
 // setting is one flag and the environment variable that gives its default.
@@ -55,6 +59,7 @@ var settings = []setting{
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error (stderr; info lines may wait 100 ms, the others are written at once)"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
 	{"idle-timeout", "PORTAL_IDLE_TIMEOUT", "2m", "close a keep-alive connection idle for longer than this `duration`"},
+	{"busy-poll", "PORTAL_BUSY_POLL", busypoll.Default.String(), "on PostgreSQL, a request served alone polls for the database's answer for up to this `duration` before sleeping: a lone client waits less, for the CPU of the wait; 0 never polls"},
 }
 
 var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
@@ -140,15 +145,12 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a log level (debug, info, warn or error)", s.flag, s.env, def)
 			}
 			fs.TextVar(&c.LogLevel, s.flag, l, usage)
-		case "read-header-timeout", "idle-timeout":
+		case "read-header-timeout", "idle-timeout", "busy-poll":
 			d, err := time.ParseDuration(def)
 			if err != nil {
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a duration (such as 10s or 2m)", s.flag, s.env, def)
 			}
-			p := &c.ReadHeaderTimeout
-			if s.flag == "idle-timeout" {
-				p = &c.IdleTimeout
-			}
+			p := map[string]*time.Duration{"read-header-timeout": &c.ReadHeaderTimeout, "idle-timeout": &c.IdleTimeout, "busy-poll": &c.BusyPoll}[s.flag]
 			fs.DurationVar(p, s.flag, d, usage)
 		default:
 			panic("no flag for setting " + s.flag)
@@ -187,6 +189,10 @@ func (c Config) validate() error {
 	}
 	if c.IdleTimeout <= 0 {
 		bad("idle-timeout", "PORTAL_IDLE_TIMEOUT", "%s must be positive", c.IdleTimeout)
+	}
+	// Beyond a few milliseconds a round trip is not worth a core's wait.
+	if c.BusyPoll < 0 || c.BusyPoll > 10*time.Millisecond {
+		bad("busy-poll", "PORTAL_BUSY_POLL", "%s is not between 0 and 10ms", c.BusyPoll)
 	}
 	return errors.Join(errs...)
 }

@@ -22,7 +22,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Addr: "127.0.0.1:8080", Context: "", DB: "portal.db", Seed: "",
 		Version: "11.5", Deployment: "enterprise", AllowRemoteAdmin: false, LogLevel: slog.LevelInfo,
-		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, JournalSize: 10000,
+		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, JournalSize: 10000, BusyPoll: 250 * time.Microsecond,
 	}
 	if got != want {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
@@ -42,6 +42,7 @@ var fromEnv = map[string]string{
 	"PORTAL_READ_HEADER_TIMEOUT": "3s",
 	"PORTAL_IDLE_TIMEOUT":        "45s",
 	"PORTAL_JOURNAL_SIZE":        "50",
+	"PORTAL_BUSY_POLL":           "0",
 }
 
 func TestLoadEnv(t *testing.T) {
@@ -64,6 +65,7 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 		"-addr", "127.0.0.1:0", "-context", "/arcgis", "-db", "other.db", "-seed", "mine.json",
 		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-admin=false", "-admin-token", "other", "-log-level", "warn",
 		"-read-header-timeout", "1s", "-idle-timeout", "500ms", "-journal-size", "0",
+		"-busy-poll", "1ms",
 	}
 	got, err := Load(args, env(fromEnv))
 	if err != nil {
@@ -72,7 +74,7 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 	want := Config{
 		Addr: "127.0.0.1:0", Context: "/arcgis", DB: "other.db", Seed: "mine.json",
 		Version: "11.1", Deployment: "enterprise", AllowRemoteAdmin: false, AdminToken: "other", LogLevel: slog.LevelWarn,
-		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond, JournalSize: 0,
+		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond, JournalSize: 0, BusyPoll: time.Millisecond,
 	}
 	if got != want {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
@@ -151,6 +153,9 @@ func TestLoadInvalid(t *testing.T) {
 		{"read-header-timeout zero", []string{"-read-header-timeout", "0s"}, nil, "-read-header-timeout (PORTAL_READ_HEADER_TIMEOUT)"},
 		{"idle-timeout negative", nil, map[string]string{"PORTAL_IDLE_TIMEOUT": "-5s"}, "-idle-timeout (PORTAL_IDLE_TIMEOUT)"},
 		{"idle-timeout flag", []string{"-idle-timeout", "forever"}, nil, "-idle-timeout"},
+		{"busy-poll negative", nil, map[string]string{"PORTAL_BUSY_POLL": "-1us"}, "-busy-poll (PORTAL_BUSY_POLL)"},
+		{"busy-poll too long", []string{"-busy-poll", "1s"}, nil, "-busy-poll (PORTAL_BUSY_POLL)"},
+		{"busy-poll not a duration", nil, map[string]string{"PORTAL_BUSY_POLL": "often"}, "-busy-poll"},
 		{"unknown flag", []string{"-port", "80"}, nil, "-port"},
 		{"positional argument", []string{"serve"}, nil, `unexpected argument "serve"`},
 	}

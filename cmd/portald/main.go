@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/orgportal/portal-api/internal/busypoll"
 	"io"
 	"log/slog"
 	"net"
@@ -113,7 +114,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	srv := &http.Server{
-		Handler:           emu,
+		Handler:           busypoll.Handler(emu, cfg.BusyPoll),
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,

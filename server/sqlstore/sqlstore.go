@@ -11,6 +11,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/orgportal/portal-api/internal/busypoll"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -90,6 +91,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// prepared statements: a server runs best with a few backends per
 		// core.
 		cfg.MaxConns = int32(PGConns())
+		// Reads poll while the process serves one request (busypoll);
+		// the token watcher's connection, which waits for ever, does not.
+		cfg.ConnConfig.DialFunc = busypoll.Dial
 		// What a write sent as one pipeline without BEGIN runs at
 		// (pgTx.commitPending), whatever the server's default.
 		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"

@@ -11,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/orgportal/portal-api/internal/busypoll"
 	"net"
 	"net/http"
 	"os"
@@ -44,6 +45,7 @@ func main() {
 			os.Exit(1)
 		}
 		cfg.MaxConns = int32(sqlstore.PGConns()) // portald's pool
+		cfg.ConnConfig.DialFunc = busypoll.Dial
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "floor:", err)
@@ -52,8 +54,9 @@ func main() {
 		defer pool.Close()
 		h = bench.FloorWith(bench.PGFloor{Pool: pool, Org: *org})
 	}
-	// The same server settings as portald, so that only the handler differs.
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	// The same server settings as portald, polling included, so that only
+	// the handler differs.
+	srv := &http.Server{Handler: busypoll.Handler(h, busypoll.Default), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() {
 		<-ctx.Done()

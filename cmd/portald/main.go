@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(busypoll.Listener(ln)) }()
 
 	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, emu.Seeded()))
 	logger.Info("serving", "addr", ln.Addr().String(), "version", cfg.Version, "deployment", cfg.Deployment)

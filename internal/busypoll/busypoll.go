@@ -1,19 +1,21 @@
-// Package busypoll makes a server that is serving one request at a time
-// wait for its database's answer by polling the connection instead of
-// sleeping.
+// Package busypoll makes a server that serves one request at a time wait
+// for what it waits for (its database's answer, its client's next request)
+// by polling the connection instead of sleeping.
 //
-// A request on PostgreSQL waits for one round trip or two. Sleeping through
-// that wait costs a thread's park and wake-up in the Go scheduler and the
-// kernel, which on a small virtual machine take about as long as the
-// database's work: with one client, that doubles the latency. Polling
-// costs the CPU of the wait instead, which with one request in flight is
-// idle anyway. Linux does the same in its network stack (SO_BUSY_POLL, the
+// Sleeping through a wait costs a thread's park and wake-up in the Go
+// scheduler and the kernel, which on a small virtual machine take about as
+// long as a round trip to PostgreSQL on the same machine: with one client,
+// a request on PostgreSQL pays two or three of them. Polling costs the CPU
+// of the wait instead, which while one request is in flight is idle anyway.
+// Linux does the same in its network stack (SO_BUSY_POLL, the
 // net.core.busy_read sysctl), but not for loopback or Unix sockets.
 //
-// The mode is process-wide: Handler counts the requests in flight, and
-// connections made by Dial poll only while that count is exactly one,
-// for at most the spin Handler was given. With no Handler, or two requests
-// in flight, they read as any connection does.
+// The mode is process-wide. Handler counts the requests in flight and sets
+// how long a read polls before it sleeps. A database connection made by
+// Dial polls while exactly one request is in flight (the one waiting for
+// it); a client connection accepted by Listener polls for its next request
+// while none is, one connection at a time. Once a request arrives, polling
+// stops: it needs the CPU. With no Handler, reads never poll.
 package busypoll
 
 import (
@@ -31,14 +33,15 @@ const Default = 250 * time.Microsecond
 var (
 	inFlight atomic.Int32
 	spin     atomic.Int64 // time.Duration
+	// clientPolling is held by the one client connection polling.
+	clientPolling atomic.Bool
 	// unslept counts the reads that polled and were answered without
 	// sleeping.
 	unslept atomic.Uint64
 )
 
-// Handler serves h, counting its requests in flight; while one alone is,
-// reads on connections made by Dial poll for up to d before sleeping. d = 0
-// turns polling off.
+// Handler serves h, counting its requests in flight; reads poll for up to d
+// before sleeping (d = 0: never).
 func Handler(h http.Handler, d time.Duration) http.Handler {
 	spin.Store(int64(d))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -48,20 +51,65 @@ func Handler(h http.Handler, d time.Duration) http.Handler {
 	})
 }
 
-// Dial connects as net.Dialer does, to a connection that polls (see the
-// package comment) where the platform allows it.
+// Dial connects as net.Dialer does, to a database connection that polls
+// where the platform allows it.
 func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
-	return wrap(c), nil
+	return wrap(c, database), nil
 }
 
-// alone reports whether a read should poll: one request in flight, and
-// polling on.
-func alone() (time.Duration, bool) {
+// Listener returns ln, whose connections, a server's clients, poll.
+func Listener(ln net.Listener) net.Listener { return listener{ln} }
+
+type listener struct{ net.Listener }
+
+func (l listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return wrap(c, client), nil
+}
+
+// side is what a connection waits for: a database's answers while a
+// request waits for them, or a client's requests while none is served.
+type side bool
+
+const (
+	database side = false
+	client   side = true
+)
+
+// begin reports for how long a read on a connection of side s may poll;
+// 0: it must not. A client read that may poll holds clientPolling until
+// end.
+func (s side) begin() time.Duration {
 	d := time.Duration(spin.Load())
-	return d, d > 0 && inFlight.Load() == 1
+	switch {
+	case d <= 0:
+		return 0
+	case s == database && inFlight.Load() == 1:
+		return d
+	case s == client && inFlight.Load() == 0 && clientPolling.CompareAndSwap(false, true):
+		return d
+	}
+	return 0
+}
+
+// still reports whether a read polling goes on: no other request arrived.
+func (s side) still() bool {
+	if s == client {
+		return inFlight.Load() == 0
+	}
+	return inFlight.Load() == 1
+}
+
+func (s side) end() {
+	if s == client {
+		clientPolling.Store(false)
+	}
 }

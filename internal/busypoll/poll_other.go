@@ -6,4 +6,4 @@ import "net"
 
 // wrap leaves the connection as it is: polling needs non-blocking reads on
 // the socket, which this package does only on Unix.
-func wrap(c net.Conn) net.Conn { return c }
+func wrap(c net.Conn, _ side) net.Conn { return c }

@@ -5,17 +5,25 @@ package busypoll
 import (
 	"io"
 	"net"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// conn is a connection whose Read polls while one request is in flight.
+// pollingHook, set by tests, is called when a read starts polling.
+var pollingHook func()
+
+// conn is a connection whose reads may poll (see side).
 type conn struct {
 	net.Conn
-	rc syscall.RawConn
+	rc   syscall.RawConn
+	side side
+	// readDeadline is the deadline set for reads (UnixNano; 0: none),
+	// which polling keeps too.
+	readDeadline atomic.Int64
 }
 
-func wrap(c net.Conn) net.Conn {
+func wrap(c net.Conn, s side) net.Conn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return c
@@ -24,22 +32,43 @@ func wrap(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &conn{c, rc}
+	return &conn{Conn: c, rc: rc, side: s}
 }
 
-// Read polls the socket (non-blocking reads) for up to the spin while it is
-// alone; then, or once another request arrives, it waits as net.Conn does,
-// through the runtime's poller, which also keeps the connection's deadlines.
+func (c *conn) SetDeadline(t time.Time) error {
+	c.setReadDeadline(t)
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.setReadDeadline(t)
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *conn) setReadDeadline(t time.Time) {
+	var n int64
+	if !t.IsZero() {
+		n = t.UnixNano()
+	}
+	c.readDeadline.Store(n)
+}
+
+// Read polls the socket (non-blocking reads) for up to the time begin gives
+// while still holds; then it waits as net.Conn does, through the runtime's
+// poller, which also keeps the connection's deadlines.
 func (c *conn) Read(p []byte) (int, error) {
-	d, ok := alone()
-	if !ok || len(p) == 0 {
+	if len(p) == 0 {
+		return c.Conn.Read(p)
+	}
+	d := c.side.begin()
+	if d == 0 {
 		return c.Conn.Read(p)
 	}
 	var (
-		n      int
-		rerr   error
-		until  time.Time
-		polled bool
+		n     int
+		rerr  error
+		until time.Time
+		slept bool
 	)
 	err := c.rc.Read(func(fd uintptr) bool {
 		for {
@@ -50,18 +79,28 @@ func (c *conn) Read(p []byte) (int, error) {
 			if rerr != syscall.EAGAIN {
 				return true
 			}
-			if polled {
-				return false // woken by the poller for nothing: wait again
+			if slept {
+				return false // woken for nothing: wait again
 			}
 			now := time.Now()
 			if until.IsZero() {
 				until = now.Add(d)
-			} else if _, still := alone(); !still || now.After(until) {
-				polled = true
+				if pollingHook != nil {
+					pollingHook()
+				}
+			} else if dl := c.readDeadline.Load(); !c.side.still() || now.After(until) || dl != 0 && now.UnixNano() >= dl {
+				slept = true
+				c.side.end()
 				return false
 			}
 		}
 	})
+	if !slept { // else ended when it stopped polling
+		c.side.end()
+		if err == nil && rerr == nil {
+			unslept.Add(1)
+		}
+	}
 	switch {
 	case err != nil:
 		return 0, err
@@ -69,9 +108,6 @@ func (c *conn) Read(p []byte) (int, error) {
 		return 0, &net.OpError{Op: "read", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: rerr}
 	case n == 0:
 		return 0, io.EOF
-	}
-	if !polled {
-		unslept.Add(1)
 	}
 	return n, nil
 }

@@ -63,7 +63,7 @@ func main() {
 		_ = srv.Close()
 	}()
 	fmt.Printf("floor listening on %s\n", ln.Addr())
-	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+	if err := srv.Serve(busypoll.Listener(ln)); err != nil && err != http.ErrServerClosed {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,202 @@
+//go:build unix
+
+package busypoll
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+)
+
+// pair returns a connection made by Dial and its peer.
+func pair(t *testing.T) (*conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			t.Error(err)
+		}
+		accepted <- c
+	}()
+	c, err := Dial(t.Context(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := <-accepted
+	t.Cleanup(func() { c.Close(); peer.Close() })
+	pc, ok := c.(*conn)
+	if !ok {
+		t.Fatalf("Dial returned %T, not a polling connection", c)
+	}
+	return pc, peer
+}
+
+// serving runs fn inside a request served by Handler(d), with others more
+// requests in flight beside it.
+func serving(t *testing.T, d time.Duration, others int, fn func()) {
+	t.Helper()
+	t.Cleanup(func() { spin.Store(0); pollingHook = nil })
+	inFlight.Add(int32(others))
+	defer inFlight.Add(-int32(others))
+	h := Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { fn() }), d)
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+}
+
+// A database read made while its request is the only one polls, and is
+// answered without sleeping when the data comes while it polls.
+func TestDatabaseReadPollsWhileAlone(t *testing.T) {
+	c, peer := pair(t)
+	polling := make(chan struct{})
+	pollingHook = func() { close(polling) }
+	go func() {
+		select {
+		case <-polling:
+		case <-time.After(10 * time.Second): // it never polls: let it fail
+		}
+		_, _ = peer.Write([]byte("answer"))
+	}()
+	before := unslept.Load()
+	serving(t, time.Minute, 0, func() {
+		buf := make([]byte, 16)
+		n, err := c.Read(buf)
+		if err != nil || string(buf[:n]) != "answer" {
+			t.Errorf("Read = %q, %v", buf[:n], err)
+		}
+	})
+	if unslept.Load() != before+1 {
+		t.Error("the read slept although the data came while it polled")
+	}
+}
+
+// With another request in flight, or polling off, or outside any request,
+// a database read does not poll; it still reads what comes.
+func TestDatabaseReadSleepsUnderLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		d       time.Duration
+		others  int
+		outside bool
+	}{
+		{"two requests", time.Minute, 1, false},
+		{"polling off", 0, 0, false},
+		{"no request", time.Minute, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, peer := pair(t)
+			pollingHook = func() { t.Error("the read polled") }
+			read := func() {
+				go func() { _, _ = peer.Write([]byte("x")) }()
+				buf := make([]byte, 4)
+				if n, err := c.Read(buf); err != nil || string(buf[:n]) != "x" {
+					t.Errorf("Read = %q, %v", buf[:n], err)
+				}
+			}
+			if tc.outside {
+				spin.Store(int64(time.Minute))
+				t.Cleanup(func() { spin.Store(0); pollingHook = nil })
+				read()
+				return
+			}
+			serving(t, tc.d, tc.others, read)
+		})
+	}
+}
+
+// A read deadline ends polling: the read fails as net.Conn's does.
+func TestPollingKeepsTheDeadline(t *testing.T) {
+	c, _ := pair(t)
+	polled := false
+	pollingHook = func() { polled = true }
+	serving(t, time.Hour, 0, func() {
+		if err := c.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.Read(make([]byte, 4))
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("Read past its deadline: %v, want os.ErrDeadlineExceeded", err)
+		}
+	})
+	if !polled {
+		t.Error("the read never polled")
+	}
+}
+
+// A peer that closes gives io.EOF, polling or not.
+func TestPollingReadsEOF(t *testing.T) {
+	c, peer := pair(t)
+	pollingHook = func() { peer.Close() }
+	// Should it never poll, the peer closes anyway, and the test fails.
+	stop := time.AfterFunc(10*time.Second, func() { t.Error("the read never polled"); peer.Close() })
+	defer stop.Stop()
+	serving(t, time.Minute, 0, func() {
+		if _, err := c.Read(make([]byte, 4)); err != io.EOF {
+			t.Errorf("Read after the peer closed: %v, want io.EOF", err)
+		}
+	})
+}
+
+// Client connections poll for their next request while no request is in
+// flight, one connection at a time.
+func TestClientSidePollsOneAtATime(t *testing.T) {
+	spin.Store(int64(time.Minute))
+	t.Cleanup(func() { spin.Store(0) })
+	if d := client.begin(); d != time.Minute {
+		t.Fatalf("first client read may poll for %v, want a minute", d)
+	}
+	if d := client.begin(); d != 0 {
+		t.Errorf("a second client read may poll for %v while the first does", d)
+	}
+	client.end()
+	inFlight.Add(1)
+	if d := client.begin(); d != 0 {
+		t.Errorf("a client read may poll for %v with a request in flight", d)
+		client.end()
+	}
+	if d := database.begin(); d != time.Minute {
+		t.Errorf("a database read of the one request may poll for %v, want a minute", d)
+	}
+	inFlight.Add(-1)
+	if d := client.begin(); d != time.Minute {
+		t.Errorf("once the first stopped, a client read may poll for %v, want a minute", d)
+	}
+	client.end()
+}
+
+// Listener's connections are client connections that poll.
+func TestListenerWrapsClients(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := Listener(ln)
+	defer pl.Close()
+	go func() {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err == nil {
+			_, _ = c.Write([]byte("GET"))
+			c.Close()
+		}
+	}()
+	c, err := pl.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if pc, ok := c.(*conn); !ok || pc.side != client {
+		t.Fatalf("Accept returned %T, not a polling client connection", c)
+	}
+	if b, err := io.ReadAll(c); err != nil || string(b) != "GET" {
+		t.Errorf("read %q, %v", b, err)
+	}
+}

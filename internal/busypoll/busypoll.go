@@ -10,18 +10,20 @@
 // Linux does the same in its network stack (SO_BUSY_POLL, the
 // net.core.busy_read sysctl), but not for loopback or Unix sockets.
 //
-// The mode is process-wide. Handler counts the requests in flight and sets
-// how long a read polls before it sleeps. A database connection made by
-// Dial polls while exactly one request is in flight (the one waiting for
-// it); a client connection accepted by Listener polls for its next request
-// while none is, one connection at a time. Once a request arrives, polling
-// stops: it needs the CPU. With no Handler, reads never poll.
+// The mode is process-wide and for a lone client: Listener counts the
+// client connections open, Handler the requests in flight and sets how long
+// a read polls before it sleeps. While one client connection is open, it
+// polls for its next request while no request is in flight, and a database
+// connection made by Dial polls while one is (the one waiting for it). A
+// second client, or a second request, stops polling: they need the CPU.
+// Without both Listener and Handler, reads never poll.
 package busypoll
 
 import (
 	"context"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -32,9 +34,8 @@ const Default = 250 * time.Microsecond
 
 var (
 	inFlight atomic.Int32
+	clients  atomic.Int32 // open, accepted by Listener
 	spin     atomic.Int64 // time.Duration
-	// clientPolling is held by the one client connection polling.
-	clientPolling atomic.Bool
 	// unslept counts the reads that polled and were answered without
 	// sleeping.
 	unslept atomic.Uint64
@@ -62,7 +63,8 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	return wrap(c, database), nil
 }
 
-// Listener returns ln, whose connections, a server's clients, poll.
+// Listener returns ln, whose connections, a server's clients, poll, and
+// are counted until closed.
 func Listener(ln net.Listener) net.Listener { return listener{ln} }
 
 type listener struct{ net.Listener }
@@ -72,7 +74,19 @@ func (l listener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wrap(c, client), nil
+	clients.Add(1)
+	return &counted{Conn: wrap(c, client)}, nil
+}
+
+// counted is a client connection, counted in clients until closed.
+type counted struct {
+	net.Conn
+	closed sync.Once
+}
+
+func (c *counted) Close() error {
+	c.closed.Do(func() { clients.Add(-1) })
+	return c.Conn.Close()
 }
 
 // side is what a connection waits for: a database's answers while a
@@ -85,31 +99,22 @@ const (
 )
 
 // begin reports for how long a read on a connection of side s may poll;
-// 0: it must not. A client read that may poll holds clientPolling until
-// end.
+// 0: it must not.
 func (s side) begin() time.Duration {
-	d := time.Duration(spin.Load())
-	switch {
-	case d <= 0:
-		return 0
-	case s == database && inFlight.Load() == 1:
-		return d
-	case s == client && inFlight.Load() == 0 && clientPolling.CompareAndSwap(false, true):
+	if d := time.Duration(spin.Load()); d > 0 && s.still() {
 		return d
 	}
 	return 0
 }
 
-// still reports whether a read polling goes on: no other request arrived.
+// still reports whether a read may poll: one client, and no request in
+// flight beside the one waiting for the database.
 func (s side) still() bool {
+	if clients.Load() != 1 {
+		return false
+	}
 	if s == client {
 		return inFlight.Load() == 0
 	}
 	return inFlight.Load() == 1
-}
-
-func (s side) end() {
-	if s == client {
-		clientPolling.Store(false)
-	}
 }

@@ -42,11 +42,13 @@ func pair(t *testing.T) (*conn, net.Conn) {
 	return pc, peer
 }
 
-// serving runs fn inside a request served by Handler(d), with others more
-// requests in flight beside it.
+// serving runs fn inside a request of a lone client served by Handler(d),
+// with others more requests in flight beside it.
 func serving(t *testing.T, d time.Duration, others int, fn func()) {
 	t.Helper()
 	t.Cleanup(func() { spin.Store(0); pollingHook = nil })
+	clients.Add(1)
+	defer clients.Add(-1)
 	inFlight.Add(int32(others))
 	defer inFlight.Add(-int32(others))
 	h := Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { fn() }), d)
@@ -146,31 +148,33 @@ func TestPollingReadsEOF(t *testing.T) {
 	})
 }
 
-// Client connections poll for their next request while no request is in
-// flight, one connection at a time.
-func TestClientSidePollsOneAtATime(t *testing.T) {
+// Reads poll only for a lone client: its connection while no request is in
+// flight, database connections while its request is.
+func TestPollingNeedsALoneClient(t *testing.T) {
 	spin.Store(int64(time.Minute))
 	t.Cleanup(func() { spin.Store(0) })
-	if d := client.begin(); d != time.Minute {
-		t.Fatalf("first client read may poll for %v, want a minute", d)
+	for _, tc := range []struct {
+		clients, inFlight int32
+		client, database  bool
+	}{
+		{0, 0, false, false},
+		{1, 0, true, false},
+		{1, 1, false, true},
+		{1, 2, false, false},
+		{2, 0, false, false},
+		{2, 1, false, false},
+	} {
+		clients.Store(tc.clients)
+		inFlight.Store(tc.inFlight)
+		if got := client.begin() != 0; got != tc.client {
+			t.Errorf("%d clients, %d requests in flight: a client read polls: %v", tc.clients, tc.inFlight, got)
+		}
+		if got := database.begin() != 0; got != tc.database {
+			t.Errorf("%d clients, %d requests in flight: a database read polls: %v", tc.clients, tc.inFlight, got)
+		}
 	}
-	if d := client.begin(); d != 0 {
-		t.Errorf("a second client read may poll for %v while the first does", d)
-	}
-	client.end()
-	inFlight.Add(1)
-	if d := client.begin(); d != 0 {
-		t.Errorf("a client read may poll for %v with a request in flight", d)
-		client.end()
-	}
-	if d := database.begin(); d != time.Minute {
-		t.Errorf("a database read of the one request may poll for %v, want a minute", d)
-	}
-	inFlight.Add(-1)
-	if d := client.begin(); d != time.Minute {
-		t.Errorf("once the first stopped, a client read may poll for %v, want a minute", d)
-	}
-	client.end()
+	clients.Store(0)
+	inFlight.Store(0)
 }
 
 // Listener's connections are client connections that poll.
@@ -192,11 +196,18 @@ func TestListenerWrapsClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	if pc, ok := c.(*conn); !ok || pc.side != client {
+	if n := clients.Load(); n != 1 {
+		t.Errorf("%d clients counted, want 1", n)
+	}
+	if pc, ok := c.(*counted).Conn.(*conn); !ok || pc.side != client {
 		t.Fatalf("Accept returned %T, not a polling client connection", c)
 	}
 	if b, err := io.ReadAll(c); err != nil || string(b) != "GET" {
 		t.Errorf("read %q, %v", b, err)
+	}
+	c.Close()
+	c.Close()
+	if n := clients.Load(); n != 0 {
+		t.Errorf("%d clients counted once the one closed (twice), want 0", n)
 	}
 }

@@ -90,16 +90,12 @@ func (c *conn) Read(p []byte) (int, error) {
 				}
 			} else if dl := c.readDeadline.Load(); !c.side.still() || now.After(until) || dl != 0 && now.UnixNano() >= dl {
 				slept = true
-				c.side.end()
 				return false
 			}
 		}
 	})
-	if !slept { // else ended when it stopped polling
-		c.side.end()
-		if err == nil && rerr == nil {
-			unslept.Add(1)
-		}
+	if !slept && err == nil && rerr == nil {
+		unslept.Add(1)
 	}
 	switch {
 	case err != nil:

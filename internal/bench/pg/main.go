@@ -3,7 +3,7 @@
 // same database, at several client counts, alternating, in rounds whose
 // medians are printed as ratios against the targets, beside the floor server
 // sending the same statements with nothing around them (what Go, echo and
-// pgx cost alone); then two portald replicas behind a round-robin client.
+// pgx cost alone, one statement per request); then two portald replicas behind a round-robin client.
 // The HTTP load comes from wrk (one thread, so that the CPU is left to the
 // server); the server's CPU per request is read from /proc.
 package main
@@ -149,7 +149,8 @@ func run() error {
 	}
 
 	fmt.Println("\nWhat the platform does alone, in the same rounds: pgbench's upsert latency, and the floor server, echo sending the")
-	fmt.Println("same statements through pgx and nothing else (internal/bench/floor -db): no validation, no token, no journal:")
+	fmt.Println("same statements through pgx and nothing else (internal/bench/floor -db): no validation, no token, no journal;")
+	fmt.Println("it polls as portald does (internal/busypoll) but sends a select per read, where portald merges concurrent ones:")
 	fmt.Println()
 	fmt.Println("| clients | pgbench upsert p99 | floor update req/s | p99 | CPU/req | ÷ pgbench | portald ÷ floor | floor read req/s | CPU/req | ÷ pgbench | portald ÷ floor |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")

@@ -89,6 +89,18 @@ func (c *counted) Close() error {
 	return c.Conn.Close()
 }
 
+// CloseWrite half-closes the connection, as net/http does before closing
+// one whose request it did not read whole, so that the client gets the
+// answer rather than a reset.
+func (c *counted) CloseWrite() error { return closeWrite(c.Conn) }
+
+func closeWrite(c net.Conn) error {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.Close()
+}
+
 // side is what a connection waits for: a database's answers while a
 // request waits for them, or a client's requests while none is served.
 type side bool

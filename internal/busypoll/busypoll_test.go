@@ -4,6 +4,7 @@ package busypoll
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -177,7 +178,9 @@ func TestPollingNeedsALoneClient(t *testing.T) {
 	inFlight.Store(0)
 }
 
-// Listener's connections are client connections that poll.
+// Listener's connections are client connections that poll, counted until
+// closed, which can be half-closed as net/http does before closing one whose
+// request it will not read.
 func TestListenerWrapsClients(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -185,12 +188,18 @@ func TestListenerWrapsClients(t *testing.T) {
 	}
 	pl := Listener(ln)
 	defer pl.Close()
+	clientGot := make(chan string, 1)
 	go func() {
 		c, err := net.Dial("tcp", ln.Addr().String())
-		if err == nil {
-			_, _ = c.Write([]byte("GET"))
-			c.Close()
+		if err != nil {
+			clientGot <- err.Error()
+			return
 		}
+		defer c.Close()
+		_, _ = c.Write([]byte("GET"))
+		b, err := io.ReadAll(c) // up to the server's half-close
+		clientGot <- fmt.Sprintf("%s %v", b, err)
+		_, _ = c.Write([]byte("BYE"))
 	}()
 	c, err := pl.Accept()
 	if err != nil {
@@ -202,8 +211,23 @@ func TestListenerWrapsClients(t *testing.T) {
 	if pc, ok := c.(*counted).Conn.(*conn); !ok || pc.side != client {
 		t.Fatalf("Accept returned %T, not a polling client connection", c)
 	}
-	if b, err := io.ReadAll(c); err != nil || string(b) != "GET" {
-		t.Errorf("read %q, %v", b, err)
+	buf := make([]byte, 3)
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "GET" {
+		t.Errorf("read %q, %v", buf, err)
+	}
+	_, _ = c.Write([]byte("OK"))
+	cw, ok := c.(interface{ CloseWrite() error })
+	if !ok {
+		t.Fatal("the connection cannot be half-closed")
+	}
+	if err := cw.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-clientGot; got != "OK <nil>" {
+		t.Errorf("the client read %q, want OK then EOF", got)
+	}
+	if b, err := io.ReadAll(c); err != nil || string(b) != "BYE" {
+		t.Errorf("after the half-close the server read %q, %v, want BYE", b, err)
 	}
 	c.Close()
 	c.Close()

@@ -35,6 +35,9 @@ func wrap(c net.Conn, s side) net.Conn {
 	return &conn{Conn: c, rc: rc, side: s}
 }
 
+// CloseWrite half-closes the connection (see counted.CloseWrite).
+func (c *conn) CloseWrite() error { return closeWrite(c.Conn) }
+
 func (c *conn) SetDeadline(t time.Time) error {
 	c.setReadDeadline(t)
 	return c.Conn.SetDeadline(t)

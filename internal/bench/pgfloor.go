@@ -4,17 +4,18 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // What settings/update with a banner sends PostgreSQL, as server/sqlstore
-// sends it: the token confirmation (confirmTokenPG) and the banner's upsert
-// (Tx.PatchSettings), as one pipeline without BEGIN, committed at its end
-// (pgTx.commitPending); and what the settings read sends (Tx.Settings).
-// `make bench-pg` runs the upsert and the select in pgbench too.
+// sends it: the banner's upsert confirming the token first (Tx.PatchSettings
+// guarded by Tx.ConfirmToken), one statement without BEGIN (pgTx.commitPending);
+// and what the settings read sends (Tx.Settings). `make bench-pg` runs the
+// select in pgbench too, and the upsert without the token.
 const (
-	PGConfirmToken = "SELECT 1 / count(*)::int FROM tokens WHERE token = $1"
+	PGWriteBanner = `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
+VALUES (CASE WHEN (SELECT 1 / count(*)::int FROM tokens WHERE token = $1) = 1 THEN (SELECT id FROM organizations WHERE id = $2) END, NULL, NULL, $3, NULL)
+ON CONFLICT (org_id) DO UPDATE SET banner = excluded.banner`
 	PGUpsertBanner = `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
 SELECT $1, NULL, NULL, $2, NULL WHERE EXISTS (SELECT 1 FROM organizations WHERE id = $1) ON CONFLICT (org_id) DO UPDATE SET banner = excluded.banner`
 	PGSelectSettings = "SELECT anonymous_notice, authenticated_notice, banner, portal_config FROM settings WHERE org_id = $1"
@@ -29,12 +30,10 @@ type PGFloor struct {
 	Org  string
 }
 
-// Write sends settings/update's pipeline.
+// Write sends settings/update's statement.
 func (f PGFloor) Write(ctx context.Context, token, banner string) error {
-	var b pgx.Batch
-	b.Queue(PGConfirmToken, token)
-	b.Queue(PGUpsertBanner, f.Org, banner)
-	return f.Pool.SendBatch(ctx, &b).Close()
+	_, err := f.Pool.Exec(ctx, PGWriteBanner, token, f.Org, banner)
+	return err
 }
 
 // Read runs the settings' select and answers its JSON columns as they are.

@@ -33,11 +33,14 @@ type pgTx struct {
 }
 
 // pendingWrite is a statement queued by deferWrite; fail turns its error
-// into the one the transaction reports.
+// into the one the transaction reports. guarded, when not empty, is q
+// confirming the token first (its first argument, then args), failing as
+// confirmTokenPG does: sent in place of the confirmation and q when the
+// transaction's first write, one statement instead of two.
 type pendingWrite struct {
-	q    string
-	args []any
-	fail func(error) error
+	q, guarded string
+	args       []any
+	fail       func(error) error
 }
 
 // deferWrite queues q, a write whose result fn needs no more than its
@@ -48,12 +51,18 @@ type pendingWrite struct {
 // for no round trip at all. A failure fails the transaction (the statement
 // must raise an error where it would otherwise do nothing). It reports false,
 // having queued nothing, once the transaction has begun.
-func (p *pgTx) deferWrite(q string, args []any, fail func(error) error) bool {
+func (p *pgTx) deferWrite(w pendingWrite) bool {
 	if p.begun {
 		return false
 	}
-	p.pending = append(p.pending, pendingWrite{q, args, fail})
+	p.pending = append(p.pending, w)
 	return true
+}
+
+// guarded reports whether the first pending write confirms the token
+// itself (pendingWrite.guarded).
+func (p *pgTx) guarded() bool {
+	return p.confirm != nil && len(p.pending) > 0 && p.pending[0].guarded != ""
 }
 
 // queueStart queues BEGIN (when begin), the token confirmation and the
@@ -62,12 +71,25 @@ func (p *pgTx) queueStart(b *pgx.Batch, begin bool) {
 	if begin {
 		b.Queue(p.begin)
 	}
-	if p.confirm != nil {
+	pending := p.pending
+	switch {
+	case p.guarded():
+		w := pending[0]
+		b.Queue(w.guarded, append([]any{*p.confirm}, w.args...)...)
+		pending = pending[1:]
+	case p.confirm != nil:
 		b.Queue(confirmTokenPG, *p.confirm)
 	}
-	for _, w := range p.pending {
+	for _, w := range pending {
 		b.Queue(w.q, w.args...)
 	}
+}
+
+// tokenGoneErr reports whether err is confirmTokenPG's, or a guarded
+// write's, failure for a token not found.
+func tokenGoneErr(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "22012" // division_by_zero
 }
 
 // readStart reads the results of what queueStart queued. After an error the
@@ -78,11 +100,11 @@ func (p *pgTx) readStart(br pgx.BatchResults, begin bool) error {
 			return err
 		}
 	}
-	if p.confirm != nil {
+	guarded := p.guarded()
+	if p.confirm != nil && !guarded {
 		var one int
 		if err := br.QueryRow().Scan(&one); err != nil {
-			var pgErr *pgconn.PgError
-			if errors.As(err, &pgErr) && pgErr.Code == "22012" { // division_by_zero: no such token
+			if tokenGoneErr(err) {
 				p.tokenGone = true
 				return server.ErrTokenRemoved
 			}
@@ -91,8 +113,12 @@ func (p *pgTx) readStart(br pgx.BatchResults, begin bool) error {
 	}
 	pending := p.pending
 	p.pending = nil
-	for _, w := range pending {
+	for i, w := range pending {
 		if _, err := br.Exec(); err != nil {
+			if i == 0 && guarded && tokenGoneErr(err) {
+				p.tokenGone = true
+				return server.ErrTokenRemoved
+			}
 			return w.fail(err)
 		}
 	}

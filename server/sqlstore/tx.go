@@ -537,17 +537,26 @@ var patchSettingsQueries = func() (qs [1 << len(settingsColumns)]string) {
 // first statement, whose result is not waited for (pgTx.deferWrite): an unknown
 // organization makes org_id NULL, which fails the statement, and with it the
 // transaction, instead of inserting nothing.
-var patchSettingsPG = func() (qs [len(patchSettingsQueries)]string) {
+var patchSettingsPG = patchSettingsWith("(SELECT id FROM organizations WHERE id = ?)")
+
+// patchSettingsGuardedPG is patchSettingsPG confirming a token first (its
+// first argument), failing as confirmTokenPG does when it is gone: the
+// CASE reads the token before the organization, so that a removed token
+// is reported whether or not the organization remains.
+var patchSettingsGuardedPG = patchSettingsWith("CASE WHEN (" + strings.ReplaceAll(confirmTokenPG, "$1", "?") +
+	") = 1 THEN (SELECT id FROM organizations WHERE id = ?) END")
+
+func patchSettingsWith(orgID string) (qs [len(patchSettingsQueries)]string) {
 	for parts, q := range patchSettingsQueries {
 		if q == "" {
 			continue
 		}
 		q = strings.Replace(q, "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM organizations WHERE id = ?)",
-			"VALUES ((SELECT id FROM organizations WHERE id = ?), ?, ?, ?, ?)", 1)
+			"VALUES ("+orgID+", ?, ?, ?, ?)", 1)
 		qs[parts] = postgres.rebind(q)
 	}
 	return qs
-}()
+}
 
 // PatchSettings writes with one statement that also checks the organization
 // exists; a second one runs only when a part is cleared, to delete a row
@@ -583,10 +592,11 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 			}
 			return fmt.Errorf("sqlstore: patch settings: %w", err)
 		}
-		q := patchSettingsPG[parts&(1<<len(settingsColumns)-1)]
-		if t.pg.deferWrite(q, []any{orgID, vals[0], vals[1], vals[2], vals[3]}, fail) {
+		i := parts & (1<<len(settingsColumns) - 1)
+		if t.pg.deferWrite(pendingWrite{q: patchSettingsPG[i], guarded: patchSettingsGuardedPG[i],
+			args: []any{orgID, vals[0], vals[1], vals[2], vals[3]}, fail: fail}) {
 			if cleared {
-				t.pg.deferWrite(postgres.rebind(clearRow), []any{orgID}, fail)
+				t.pg.deferWrite(pendingWrite{q: postgres.rebind(clearRow), args: []any{orgID}, fail: fail})
 			}
 			return nil
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/orgportal/portal-api/internal/busypoll"
 	"io"
 	"log/slog"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server"
 )
 

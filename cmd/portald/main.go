@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/orgportal/portal-api/internal/busypoll"
 	"io"
 	"log/slog"
 	"net"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/orgportal/portal-api/emulator"
+	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server/seed"
 )
 

@@ -11,7 +11,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"github.com/orgportal/portal-api/internal/busypoll"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -29,6 +28,7 @@ import (
 	sqlite3 "modernc.org/sqlite" // also registers the "sqlite" driver
 	sqlite3lib "modernc.org/sqlite/lib"
 
+	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server"
 )
 

@@ -546,13 +546,15 @@ var patchSettingsPG = patchSettingsWith("(SELECT id FROM organizations WHERE id 
 var patchSettingsGuardedPG = patchSettingsWith("CASE WHEN (" + strings.ReplaceAll(confirmTokenPG, "$1", "?") +
 	") = 1 THEN (SELECT id FROM organizations WHERE id = ?) END")
 
-func patchSettingsWith(orgID string) (qs [len(patchSettingsQueries)]string) {
+// patchSettingsWith is patchSettingsQueries with org, an expression of the
+// organization's id, in place of the check that it exists.
+func patchSettingsWith(org string) (qs [len(patchSettingsQueries)]string) {
 	for parts, q := range patchSettingsQueries {
 		if q == "" {
 			continue
 		}
 		q = strings.Replace(q, "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM organizations WHERE id = ?)",
-			"VALUES ("+orgID+", ?, ?, ?, ?)", 1)
+			"VALUES ("+org+", ?, ?, ?, ?)", 1)
 		qs[parts] = postgres.rebind(q)
 	}
 	return qs

@@ -11,7 +11,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/orgportal/portal-api/internal/busypoll"
 	"net"
 	"net/http"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/orgportal/portal-api/internal/bench"
+	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server/sqlstore"
 )
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orgportal/portal-api/internal/busypoll"
 )
 
 func env(m map[string]string) func(string) string {
@@ -22,7 +24,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Addr: "127.0.0.1:8080", Context: "", DB: "portal.db", Seed: "",
 		Version: "11.5", Deployment: "enterprise", AllowRemoteAdmin: false, LogLevel: slog.LevelInfo,
-		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, JournalSize: 10000, BusyPoll: 250 * time.Microsecond,
+		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, JournalSize: 10000, BusyPoll: busypoll.Default,
 	}
 	if got != want {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)

@@ -3,7 +3,8 @@
 // same database, at several client counts, alternating, in rounds whose
 // medians are printed as ratios against the targets, beside the floor server
 // sending the same statements with nothing around them (what Go, echo and
-// pgx cost alone, one statement per request); then two portald replicas behind a round-robin client.
+// pgx cost alone, one statement per request); then two portald replicas
+// behind a round-robin client.
 // The HTTP load comes from wrk (one thread, so that the CPU is left to the
 // server); the server's CPU per request is read from /proc.
 package main

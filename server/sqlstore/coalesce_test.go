@@ -86,6 +86,19 @@ func (c *coalescer) waitingNext() int {
 	return 0
 }
 
+// heldRead starts a read of row 1 whose query holder keeps in flight (advisory
+// lock 7) until released, and returns once the query is sent.
+func heldRead(t *testing.T, c *coalescer, pool *pgxpool.Pool, holder *pgxpool.Conn) <-chan probeAnswer {
+	t.Helper()
+	if _, err := holder.Exec(t.Context(), "SELECT pg_advisory_lock(7)"); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan probeAnswer)
+	go func() { first <- readProbe(t.Context(), c, pool) }()
+	until(t, "the first read's query to be sent", blocked(t, pool, 1))
+	return first
+}
+
 // Reads arriving while an identical query is in flight share the next one,
 // which is sent once the first returns: they see a write that committed
 // after that first query was sent, and the first read does not.
@@ -93,12 +106,7 @@ func TestCoalescedReadsAreFresh(t *testing.T) {
 	pool, holder := probePool(t)
 	ctx := t.Context()
 	var c coalescer
-	if _, err := holder.Exec(ctx, "SELECT pg_advisory_lock(7)"); err != nil {
-		t.Fatal(err)
-	}
-	first := make(chan probeAnswer)
-	go func() { first <- readProbe(ctx, &c, pool) }()
-	until(t, "the first read's query to be sent", blocked(t, pool, 1))
+	first := heldRead(t, &c, pool, holder)
 	if _, err := pool.Exec(ctx, "UPDATE probe SET v = 'new'"); err != nil {
 		t.Fatal(err)
 	}
@@ -134,12 +142,7 @@ func TestCoalescedReadGivesUp(t *testing.T) {
 	pool, holder := probePool(t)
 	ctx := t.Context()
 	var c coalescer
-	if _, err := holder.Exec(ctx, "SELECT pg_advisory_lock(7)"); err != nil {
-		t.Fatal(err)
-	}
-	first := make(chan probeAnswer)
-	go func() { first <- readProbe(ctx, &c, pool) }()
-	until(t, "the first read's query to be sent", blocked(t, pool, 1))
+	first := heldRead(t, &c, pool, holder)
 
 	quit, cancel := context.WithCancel(ctx)
 	gaveUp := make(chan probeAnswer)

@@ -59,7 +59,7 @@ var settings = []setting{
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error (stderr; info lines may wait 100 ms, the others are written at once)"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
 	{"idle-timeout", "PORTAL_IDLE_TIMEOUT", "2m", "close a keep-alive connection idle for longer than this `duration`"},
-	{"busy-poll", "PORTAL_BUSY_POLL", busypoll.Default.String(), "with one client connection open, wait for its next request and for PostgreSQL's answer by polling for up to this `duration` before sleeping: a lone client waits less, for the CPU of the wait; 0 never polls"},
+	{"busy-poll", "PORTAL_BUSY_POLL", busypoll.Default.String(), "with one client connection open, wait for its next request and for PostgreSQL's answer by polling for up to this `duration` before sleeping, and run on one thread: a lone client waits less, for the CPU of the wait; 0 never polls"},
 }
 
 var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)

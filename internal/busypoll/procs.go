@@ -20,6 +20,12 @@ import (
 // flight, restores it before it is served. Lowering waits until the client
 // has been alone for settle, so that connections coming and going do not
 // stop the world each time.
+//
+// It is for clients in other processes. On the one thread, what the poll
+// keeps waiting runs once the poll ends (at most the poll's length), or at
+// the runtime's next preemption if the lone client keeps it busy (about
+// 10ms): a client in the same process, or the token watcher's
+// acknowledgement of a reset made on another replica.
 
 // settle (read under procs.mu) is how long a client must have been alone
 // before GOMAXPROCS is lowered.

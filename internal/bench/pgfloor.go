@@ -9,7 +9,7 @@ import (
 
 // What settings/update with a banner sends PostgreSQL, as server/sqlstore
 // sends it: the banner's upsert confirming the token first (Tx.PatchSettings
-// guarded by Tx.ConfirmToken), one statement without BEGIN (pgTx.commitPending);
+// guarded by Tx.ConfirmToken), one statement without BEGIN (pgTx.commitAlone, writeGroups);
 // and what the settings read sends (Tx.Settings). `make bench-pg` runs the
 // select in pgbench too, and the upsert without the token.
 const (

@@ -30,6 +30,9 @@ type pgTx struct {
 	// pending are writes whose outcome fn does not wait for (see
 	// deferWrite): sent with the next statement, or else with COMMIT.
 	pending []pendingWrite
+	// groups, when set, commits a transaction of pending writes alone with
+	// others to the same row (writeGroups).
+	groups *writeGroups
 }
 
 // pendingWrite is a statement queued by deferWrite; fail turns its error
@@ -37,17 +40,20 @@ type pgTx struct {
 // confirming the token first (its first argument, then args), failing as
 // confirmTokenPG does: sent in place of the confirmation and q when the
 // transaction's first write, one statement instead of two.
+//
+// key names the row q writes, when that is one row: the transactions of
+// pending writes to one row may commit together (writeGroups).
 type pendingWrite struct {
-	q, guarded string
-	args       []any
-	fail       func(error) error
+	q, guarded, key string
+	args            []any
+	fail            func(error) error
 }
 
 // deferWrite queues q, a write whose result fn needs no more than its
 // success, when it would be the transaction's first statement: it is then
 // sent with BEGIN and the next statement, or, when none comes, the token
 // confirmation and the pending writes are the whole transaction, sent as one
-// pipeline (commitPending): one round trip, and the rows it locks are held
+// pipeline (commitAlone): one round trip, and the rows it locks are held
 // for no round trip at all. A failure fails the transaction (the statement
 // must raise an error where it would otherwise do nothing). It reports false,
 // having queued nothing, once the transaction has begun.
@@ -228,7 +234,10 @@ func (p *pgTx) end(ctx context.Context, fnErr error) error {
 		return fnErr
 	}
 	if !p.begun {
-		return p.commitPending(ctx)
+		if p.groups != nil {
+			return p.groups.commit(ctx, p)
+		}
+		return p.commitAlone(ctx)
 	}
 	tag, err := p.conn.Exec(ctx, "commit")
 	if err != nil {
@@ -251,12 +260,12 @@ func (p *pgTx) rollback(ctx context.Context) {
 	}
 }
 
-// commitPending runs a transaction of pending writes alone: the token
+// commitAlone runs a transaction of pending writes alone: the token
 // confirmation and the writes in one round trip, as the implicit transaction
 // of one pipeline, which the server commits at its end (the Sync message)
 // unless a statement failed, and then rolls back whole. Its isolation is
 // the session's default, READ COMMITTED (see Open), as BEGIN would set.
-func (p *pgTx) commitPending(ctx context.Context) error {
+func (p *pgTx) commitAlone(ctx context.Context) error {
 	var b pgx.Batch
 	p.queueStart(&b, false)
 	br := p.conn.SendBatch(ctx, &b)
@@ -289,7 +298,7 @@ func (s *Store) runPG(ctx context.Context, begin string, readOnly bool, fn func(
 	// Release discards a connection closed or left in a transaction.
 	defer conn.Release()
 	return func() error {
-		p := &pgTx{conn: conn.Conn(), begin: begin}
+		p := &pgTx{conn: conn.Conn(), begin: begin, groups: &s.writes}
 		t := &tx{pg: p, d: postgres, readOnly: readOnly, lock: !readOnly}
 		var fnErr error
 		func() {

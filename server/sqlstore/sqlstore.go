@@ -55,6 +55,9 @@ type Store struct {
 	// reads merges the identical one-statement reads that wait for a
 	// round trip (PostgreSQL).
 	reads coalescer
+	// writes groups the commits of one-row writes waiting at once
+	// (PostgreSQL).
+	writes writeGroups
 	// file is the SQLite file as opened, to notice it deleted or replaced
 	// and commits failing; nil for PostgreSQL and ":memory:".
 	file *fileIdentity
@@ -95,7 +98,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// the token watcher's connection, which waits for ever, does not.
 		cfg.ConnConfig.DialFunc = busypoll.Dial
 		// What a write sent as one pipeline without BEGIN runs at
-		// (pgTx.commitPending), whatever the server's default.
+		// (pgTx.commitAlone, writeGroups), whatever the server's default.
 		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {

@@ -595,10 +595,11 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 			return fmt.Errorf("sqlstore: patch settings: %w", err)
 		}
 		i := parts & (1<<len(settingsColumns) - 1)
-		if t.pg.deferWrite(pendingWrite{q: patchSettingsPG[i], guarded: patchSettingsGuardedPG[i],
+		key := "settings " + orgID
+		if t.pg.deferWrite(pendingWrite{q: patchSettingsPG[i], guarded: patchSettingsGuardedPG[i], key: key,
 			args: []any{orgID, vals[0], vals[1], vals[2], vals[3]}, fail: fail}) {
 			if cleared {
-				t.pg.deferWrite(pendingWrite{q: postgres.rebind(clearRow), args: []any{orgID}, fail: fail})
+				t.pg.deferWrite(pendingWrite{q: postgres.rebind(clearRow), key: key, args: []any{orgID}, fail: fail})
 			}
 			return nil
 		}

@@ -416,7 +416,7 @@ func (s *Store) runOnce(ctx context.Context, readOnly bool, site uintptr, fn fun
 	}
 	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
 	if err != nil {
-		return fmt.Errorf("sqlstore: begin: %w", err)
+		return fmt.Errorf("sqlstore: begin: %w", ended(ctx, err))
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -426,12 +426,23 @@ func (s *Store) runOnce(ctx context.Context, readOnly bool, site uintptr, fn fun
 	}()
 	if err := fn(&tx{tx: sqlTx, d: s.d, readOnly: readOnly, stmts: s.stmts}); err != nil {
 		_ = sqlTx.Rollback()
-		return err
+		return ended(ctx, err)
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return &errCommit{err}
+		return &errCommit{ended(ctx, err)}
 	}
 	return nil
+}
+
+// ended is err, a failure of a transaction, naming ctx's error too when ctx
+// ended: SQLite reports a statement its context interrupted as "interrupted
+// (9)", and database/sql a transaction it rolled back for its context as
+// sql.ErrTxDone, neither saying why.
+func ended(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
 }
 
 // dialect is what differs between the SQL databases.

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"io/fs"
@@ -75,6 +76,33 @@ func TestSQLiteFile(t *testing.T) {
 
 func TestSQLiteMemory(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) server.Store { return openT(t, ":memory:") })
+}
+
+// A read whose context ends under it fails with the context's error, which
+// SQLite ("interrupted") and database/sql (sql.ErrTxDone, once it rolled the
+// transaction back) do not name: the caller can tell a client that went away
+// from a failure. (Writes on SQLite commit in the group committer, whose
+// transactions no request's context ends.)
+func TestSQLiteEndedContext(t *testing.T) {
+	s := openT(t, ":memory:")
+	putAlice(t, s)
+	ctx, cancel := context.WithCancel(t.Context())
+	err := s.View(ctx, func(tx server.Tx) error {
+		if _, err := tx.Organization(ctx, "o1"); err != nil {
+			return err
+		}
+		cancel()
+		// database/sql rolls the transaction back once it sees the
+		// context ended: then its statements fail with sql.ErrTxDone.
+		until(t, "the transaction to be rolled back", func() bool {
+			_, err := tx.Organization(t.Context(), "o1")
+			return errors.Is(err, sql.ErrTxDone)
+		})
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a read whose context ended before its commit: %v, want context.Canceled", err)
+	}
 }
 
 func TestPostgres(t *testing.T) {

@@ -542,3 +542,86 @@ func TestReplicasResetAgainstConcurrentWrites(t *testing.T) {
 		}
 	}
 }
+
+// settings/updates of one organization with a generated token, several at
+// once on each replica (where they share commits), race a reset through one
+// of them: once the reset has answered no replica accepts the token, and no
+// banner the token wrote survives it, whether its write committed alone,
+// in a group, or was sent again alone after its group failed.
+func TestReplicasResetAgainstSharedCommits(t *testing.T) {
+	procs := replicas(t, 2)
+	ctx := context.Background()
+	for round := range 2 {
+		anon, err := client.New(procs[0].URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := anon.GenerateToken(ctx, pt.Admin, pt.AdminPassword, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var answered atomic.Bool // the reset has answered
+		started := make(chan struct{}, 100)
+		errs := make(chan error, 100)
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				c := clientFor(t, procs[w%2], tok.Token)
+				for i := 0; ; i++ {
+					after := answered.Load()
+					err := c.UpdateSettings(ctx, pt.OrgID, client.SettingsUpdate{
+						InformationalBanner: &client.Banner{Text: fmt.Sprintf("shared %d-%d-%d", round, w, i), BgColor: "#003366", FontColor: "white", Enabled: true},
+					})
+					switch {
+					case err == nil && after:
+						errs <- fmt.Errorf("writer %d: a write with the removed token was accepted after the reset answered", w)
+						return
+					case isCode(err, 498):
+						return // the token is gone
+					case err != nil:
+						errs <- fmt.Errorf("writer %d: %w", w, err)
+						return
+					}
+					select {
+					case started <- struct{}{}:
+					default:
+					}
+				}
+			})
+		}
+		writersDone := make(chan struct{})
+		go func() { wg.Wait(); close(writersDone) }()
+	waiting:
+		for range 24 {
+			select {
+			case <-started:
+			case <-writersDone:
+				break waiting
+			}
+		}
+		if err := postReset(ctx, procs[0]); err != nil {
+			t.Fatal(err)
+		}
+		answered.Store(true)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		for _, p := range procs {
+			err := clientFor(t, p, tok.Token).UpdateSettings(ctx, pt.OrgID, client.SettingsUpdate{
+				InformationalBanner: &client.Banner{Text: "late", BgColor: "#003366", FontColor: "white", Enabled: true},
+			})
+			if !isCode(err, 498) {
+				t.Errorf("%s accepts the token removed by the reset: %v", p.Root, err)
+			}
+			s, err := clientFor(t, p, pt.AdminToken).Settings(ctx, pt.OrgID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := s.InformationalBanner; b != nil && (strings.HasPrefix(b.Text, "shared") || b.Text == "late") {
+				t.Errorf("%s: banner %q, written with the removed token, survives the reset", p.Root, b.Text)
+			}
+		}
+	}
+}

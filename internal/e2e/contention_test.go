@@ -477,35 +477,15 @@ func TestReplicasResetAgainstConcurrentWrites(t *testing.T) {
 						ackedBefore[title] = true
 					}
 					mu.Unlock()
-					switch {
-					case err == nil && sent == 2:
-						errs <- fmt.Errorf("writer %d: a write with the removed token was accepted after the reset answered", w)
+					if raced(w, err, sent == 2, errs, started) {
 						return
-					case isCode(err, 498):
-						return // the token is gone
-					case err != nil:
-						errs <- fmt.Errorf("writer %d: %w", w, err)
-						return
-					}
-					select {
-					case started <- struct{}{}:
-					default:
 					}
 				}
 			})
 		}
 		// Reset once the writers are under way on both replicas (or, should
 		// they all have stopped, at once: the checks below report why).
-		writersDone := make(chan struct{})
-		go func() { wg.Wait(); close(writersDone) }()
-	waiting:
-		for range 12 {
-			select {
-			case <-started:
-			case <-writersDone:
-				break waiting
-			}
-		}
+		underWay(started, &wg, 12)
 		phase.Store(1)
 		if err := postReset(ctx, procs[0]); err != nil {
 			t.Fatal(err)
@@ -572,33 +552,13 @@ func TestReplicasResetAgainstSharedCommits(t *testing.T) {
 					err := c.UpdateSettings(ctx, pt.OrgID, client.SettingsUpdate{
 						InformationalBanner: &client.Banner{Text: fmt.Sprintf("shared %d-%d-%d", round, w, i), BgColor: "#003366", FontColor: "white", Enabled: true},
 					})
-					switch {
-					case err == nil && after:
-						errs <- fmt.Errorf("writer %d: a write with the removed token was accepted after the reset answered", w)
+					if raced(w, err, after, errs, started) {
 						return
-					case isCode(err, 498):
-						return // the token is gone
-					case err != nil:
-						errs <- fmt.Errorf("writer %d: %w", w, err)
-						return
-					}
-					select {
-					case started <- struct{}{}:
-					default:
 					}
 				}
 			})
 		}
-		writersDone := make(chan struct{})
-		go func() { wg.Wait(); close(writersDone) }()
-	waiting:
-		for range 24 {
-			select {
-			case <-started:
-			case <-writersDone:
-				break waiting
-			}
-		}
+		underWay(started, &wg, 24)
 		if err := postReset(ctx, procs[0]); err != nil {
 			t.Fatal(err)
 		}
@@ -622,6 +582,42 @@ func TestReplicasResetAgainstSharedCommits(t *testing.T) {
 			if b := s.InformationalBanner; b != nil && (strings.HasPrefix(b.Text, "shared") || b.Text == "late") {
 				t.Errorf("%s: banner %q, written with the removed token, survives the reset", p.Root, b.Text)
 			}
+		}
+	}
+}
+
+// raced judges one write of writer w racing a reset (afterReset: sent once
+// the reset had answered) and reports whether the writer stops: its token
+// is gone, or errs was told what went wrong. A success is counted on
+// started.
+func raced(w int, err error, afterReset bool, errs chan<- error, started chan<- struct{}) bool {
+	switch {
+	case err == nil && afterReset:
+		errs <- fmt.Errorf("writer %d: a write with the removed token was accepted after the reset answered", w)
+		return true
+	case isCode(err, 498):
+		return true // the token is gone
+	case err != nil:
+		errs <- fmt.Errorf("writer %d: %w", w, err)
+		return true
+	}
+	select {
+	case started <- struct{}{}:
+	default:
+	}
+	return false
+}
+
+// underWay returns once n writes of the writers in wg succeeded (started),
+// or at once should they all have stopped.
+func underWay(started <-chan struct{}, wg *sync.WaitGroup, n int) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for range n {
+		select {
+		case <-started:
+		case <-done:
+			return
 		}
 	}
 }

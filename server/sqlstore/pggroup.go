@@ -32,7 +32,7 @@ import (
 type writeGroups struct {
 	mu    sync.Mutex
 	queue map[string]*writeQueue // by pendingWrite.key
-	// hook, set by tests, is told the size of each group sent.
+	// hook, set by tests (under mu), is told the size of each group sent.
 	hook func(n int)
 }
 
@@ -124,13 +124,35 @@ func (g *writeGroups) commit(ctx context.Context, p *pgTx) error {
 // it, tells the others their outcome and returns the caller's.
 func (g *writeGroups) fly(ctx context.Context, key string, group []*groupMember) error {
 	var words []groupWord
+	defer func() {
+		if words == nil {
+			// Sending panicked: the members and the queue must not wait
+			// for a flight that will never land.
+			g.land(key, group, nil)
+		}
+	}()
 	if len(group) == 1 {
 		words = []groupWord{{err: group[0].p.commitAlone(ctx)}}
 	} else {
 		fctx, end := flightContext(ctx, group)
+		defer end()
 		words = g.send(fctx, group)
-		end()
 	}
+	g.land(key, group, words)
+	w := words[0]
+	if w.alone {
+		return group[0].p.commitAlone(ctx)
+	}
+	return w.err
+}
+
+// errFlightLost is a group member's outcome when sending its group panicked.
+var errFlightLost = &errCommit{errors.New("sqlstore: the group's flight failed")}
+
+// land ends a flight: the next goes to the first member waiting for it, and
+// the members after the first are told their words (errFlightLost when
+// words is nil).
+func (g *writeGroups) land(key string, group []*groupMember, words []groupWord) {
 	g.mu.Lock()
 	q := g.queue[key]
 	next := q.waiting
@@ -143,13 +165,12 @@ func (g *writeGroups) fly(ctx context.Context, key string, group []*groupMember)
 		next[0].told <- groupWord{lead: next}
 	}
 	for i, m := range group[1:] {
-		m.told <- words[i+1]
+		w := groupWord{err: errFlightLost}
+		if words != nil {
+			w = words[i+1]
+		}
+		m.told <- w
 	}
-	w := words[0]
-	if w.alone {
-		return group[0].p.commitAlone(ctx)
-	}
-	return w.err
 }
 
 // flightContext is a group's: ended once every member's context is, not
@@ -177,8 +198,11 @@ func flightContext(ctx context.Context, group []*groupMember) (context.Context, 
 // send runs the members' pending writes as one pipeline on the first one's
 // connection, and returns what each is to do.
 func (g *writeGroups) send(ctx context.Context, group []*groupMember) []groupWord {
-	if g.hook != nil {
-		g.hook(len(group))
+	g.mu.Lock()
+	hook := g.hook
+	g.mu.Unlock()
+	if hook != nil {
+		hook(len(group))
 	}
 	// readStart consumes the pending writes: kept to send them again alone.
 	kept := make([][]pendingWrite, len(group))

@@ -38,7 +38,7 @@ func newGroupRig(t *testing.T) *groupRig {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	r.s.writes.hook = func(n int) { r.mu.Lock(); r.sizes = append(r.sizes, n); r.mu.Unlock() }
+	r.setHook(func(n int) { r.mu.Lock(); r.sizes = append(r.sizes, n); r.mu.Unlock() })
 	var err error
 	if r.admin, err = pgxpool.New(t.Context(), dsn); err != nil {
 		t.Fatal(err)
@@ -116,6 +116,12 @@ func (r *groupRig) waiting() int {
 		return len(q.waiting)
 	}
 	return 0
+}
+
+func (r *groupRig) setHook(hook func(n int)) {
+	r.s.writes.mu.Lock()
+	r.s.writes.hook = hook
+	r.s.writes.mu.Unlock()
 }
 
 func (r *groupRig) groupSizes() []int {
@@ -234,5 +240,47 @@ func TestGroupFlightOutlivesAMember(t *testing.T) {
 	case <-fctx.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the flight outlived every member's context")
+	}
+}
+
+// Should sending a group panic, its other members fail (their outcome
+// unknown) instead of waiting for ever, and the row's next writes go on.
+func TestGroupFlightPanicReleases(t *testing.T) {
+	r := newGroupRig(t)
+	first, release := r.holdFlight()
+	var recovered any
+	leader := make(chan struct{})
+	n := r.waiting()
+	go func() {
+		defer close(leader)
+		defer func() { recovered = recover() }()
+		_ = r.patch(t.Context(), "tok", "leader")
+	}()
+	until(t, "the leader to wait for the next flight", func() bool { return r.waiting() == n+1 })
+	member := r.queue(t.Context(), "tok", "member")
+	r.setHook(func(int) { panic("sending failed") })
+	release()
+	if err := <-first; err != nil {
+		t.Fatalf("the first patch: %v", err)
+	}
+	<-leader
+	if recovered == nil {
+		t.Fatal("the group's leader did not panic")
+	}
+	var ce *errCommit
+	select {
+	case err := <-member:
+		if !errors.As(err, &ce) {
+			t.Errorf("the other member: %v, want an unknown outcome (errCommit)", err)
+		}
+	case <-time.After(time.Minute): // a guard against a hang, not a timing
+		t.Fatal("the other member still waits for the lost flight")
+	}
+	r.setHook(nil)
+	if err := r.patch(t.Context(), "tok", "after"); err != nil {
+		t.Fatalf("a patch after the lost flight: %v", err)
+	}
+	if got := r.banner(); got != "after" {
+		t.Errorf("banner = %q, want after", got)
 	}
 }

@@ -36,8 +36,8 @@ type writeGroups struct {
 	hook func(n int)
 }
 
-// writeQueue is one row's: whether a flight is in the air, and the members
-// waiting for the next.
+// writeQueue is one row's, in writeGroups.queue while a flight of it is in
+// the air: the members waiting for the next.
 type writeQueue struct {
 	waiting []*groupMember
 }

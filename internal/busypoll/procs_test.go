@@ -122,34 +122,29 @@ func TestSecondRequestRaises(t *testing.T) {
 // Without polling, or with two clients, or with one thread already,
 // GOMAXPROCS stays as it is.
 func TestGOMAXPROCSStaysUnlessAlone(t *testing.T) {
-	t.Run("polling off", func(t *testing.T) {
-		decided := governed(t, 2)
-		spin.Store(0)
-		connect := listen(t)
-		connect()
-		decision(t, decided)
-		if n := runtime.GOMAXPROCS(0); n != 2 {
-			t.Errorf("GOMAXPROCS = %d with polling off, want 2", n)
-		}
-	})
-	t.Run("two clients", func(t *testing.T) {
-		decided := governed(t, 2)
-		connect := listen(t)
-		connect()
-		connect()
-		decision(t, decided)
-		if n := runtime.GOMAXPROCS(0); n != 2 {
-			t.Errorf("GOMAXPROCS = %d with two clients, want 2", n)
-		}
-	})
-	t.Run("one thread already", func(t *testing.T) {
-		decided := governed(t, 1)
-		connect := listen(t)
-		connect()
-		decision(t, decided)
-		connect()
-		if n := runtime.GOMAXPROCS(0); n != 1 {
-			t.Errorf("GOMAXPROCS = %d, want the 1 there was", n)
-		}
-	})
+	for _, tc := range []struct {
+		name           string
+		start, clients int
+		polling        bool
+	}{
+		{"polling off", 2, 1, false},
+		{"two clients", 2, 2, true},
+		{"one thread already", 1, 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			decided := governed(t, tc.start)
+			if !tc.polling {
+				spin.Store(0)
+			}
+			connect := listen(t)
+			connect()
+			if tc.clients == 2 {
+				connect()
+			}
+			decision(t, decided)
+			if n := runtime.GOMAXPROCS(0); n != tc.start {
+				t.Errorf("GOMAXPROCS = %d, want the %d there was", n, tc.start)
+			}
+		})
+	}
 }

@@ -288,7 +288,8 @@ func (s *Service) GenerateToken(ctx context.Context, req TokenRequest) (IssuedTo
 		exp = time.Hour
 	}
 	exp = min(exp, s.gates.Limits.TokenMaxExpiration)
-	if refused := s.signins.admit(req.Username, clientAddr(ctx), s.now()); refused != nil {
+	attempt, refused := s.signins.admit(req.Username, clientAddr(ctx), s.now())
+	if refused != nil {
 		return IssuedToken{}, refused
 	}
 	var out IssuedToken
@@ -306,8 +307,11 @@ func (s *Service) GenerateToken(ctx context.Context, req TokenRequest) (IssuedTo
 		out = IssuedToken{Token: randomID(), Expires: s.now().Add(exp).Truncate(time.Millisecond), SSL: req.SSL}
 		return tx.PutToken(ctx, Token{Token: out.Token, Username: u.Username, Expires: out.Expires})
 	})
-	if err == nil {
-		s.signins.succeeded(req.Username)
+	switch _, judged := AsError(err); {
+	case err == nil:
+		attempt.succeeded()
+	case !judged:
+		attempt.undecided()
 	}
 	return out, err
 }

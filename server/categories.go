@@ -267,8 +267,8 @@ func pruneMemberCategories(ctx context.Context, tx Tx, orgID string, valid map[s
 }
 
 // Member returns a member of the caller's organization.
-func (s *Service) Member(ctx context.Context, p Principal, username string) (User, error) {
-	var out User
+func (s *Service) Member(ctx context.Context, p Principal, username string) (Profile, error) {
+	var out Profile
 	err := s.store.View(ctx, func(tx Tx) error {
 		u, err := resolveUser(ctx, tx, username)
 		if err != nil {
@@ -280,8 +280,8 @@ func (s *Service) Member(ctx context.Context, p Principal, username string) (Use
 		if u.OrgID != p.User.OrgID {
 			return notFound(msgUserNotFound) // members of other organizations are invisible
 		}
-		out = u
-		return nil
+		out, err = profile(ctx, tx, u)
+		return err
 	})
 	return out, wrap("read member", err)
 }

@@ -124,7 +124,12 @@ func (s *srv) finish(c echo.Context, cl *call, err error) {
 			}
 		}
 	}
+	if err != nil && cl.op.html && a.Status == http.StatusOK {
+		a.Status = http.StatusBadRequest // as the error handler answers a page's error
+	}
 	switch r := cl.answer.(type) {
+	case htmlPage:
+		a.Status, a.Code = r.status, r.code
 	case gen.MoveItems200JSONResponse:
 		a.FailedItems = failedItems(r.Results)
 	case gen.DeleteItems200JSONResponse:

@@ -51,6 +51,10 @@ type operation struct {
 	// direct, when not nil, serves the operation once it is validated, in
 	// place of the generated binder and strict handler (see direct).
 	direct func(s *srv, c echo.Context, cl *call) error
+	// html is set for the operations that answer an HTML page (the OAuth
+	// sign-in), whose errors are pages too; oauthErrors for those whose
+	// error envelope carries the OAuth 2.0 error (OAuthErrorBody).
+	html, oauthErrors bool
 }
 
 type pathValue struct{ name, value string }
@@ -70,6 +74,14 @@ func operations(doc *openapi3.T, v server.Version) (map[string]*operation, error
 				read:      method == http.MethodGet,
 				required:  map[string]bool{},
 				direct:    direct[op.OperationID],
+			}
+			if ok := op.Responses.Value("200"); ok != nil && ok.Value != nil {
+				o.html = ok.Value.Content.Get("text/html") != nil
+				if mt := ok.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+					if e := mt.Schema.Value.Properties["error"]; e != nil {
+						o.oauthErrors = e.Ref == "#/components/schemas/OAuthErrorBody"
+					}
+				}
 			}
 			if s, ok := op.Extensions["x-introduced-in"].(string); ok {
 				need, err := server.ParseVersion(s)
@@ -202,6 +214,8 @@ type callKey struct{}
 // request's context, so the handlers and the error handler find it there.
 type call struct {
 	context.Context
+	// req is the request as it arrived (its host, its TLS state).
+	req    *http.Request
 	op     *operation
 	pretty bool // f=pjson
 	// reserved is what the body holds of the budget of bodies in flight.
@@ -246,7 +260,7 @@ func principal(ctx context.Context) server.Principal {
 func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
-			cl := &call{Context: c.Request().Context(), op: o}
+			cl := &call{Context: c.Request().Context(), req: c.Request(), op: o}
 			c.SetRequest(c.Request().WithContext(cl))
 			if !o.available || o.shadowed(c) {
 				return errNotFound
@@ -283,7 +297,7 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 			}
 			cl.principal = p
 			if hooked {
-				cl.hook.User = p.User.Username
+				cl.hook.User = p.Name()
 			}
 			if err := s.validate(c, cl); err != nil {
 				return err

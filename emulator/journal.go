@@ -190,7 +190,8 @@ func appendRequest(b []byte, c *api.Call, a *api.Answer) []byte {
 
 // appendParams writes the call's parameters as decoded: path parameters,
 // then each form parameter, a JSON document as JSON, an id list as an
-// array; the token as the user name it stands for, a password redacted.
+// array; the token as the user name it stands for, secrets (passwords,
+// client secrets, codes, refresh tokens: format password) redacted.
 func appendParams(b []byte, c *api.Call) []byte {
 	first := true
 	key := func(k string) {
@@ -212,7 +213,7 @@ func appendParams(b []byte, c *api.Call) []byte {
 			continue
 		}
 		key(k)
-		if k == "password" {
+		if c.Secrets[k] {
 			b = append(b, `"(redacted)"`...)
 			continue
 		}

@@ -522,3 +522,42 @@ func TestResetForgetsFailedSignins(t *testing.T) {
 		t.Errorf("the right password after a reset: %v", err)
 	}
 }
+
+// The journal keeps no secret of the OAuth 2.0 sign-in: passwords, client
+// secrets, codes, verifiers and refresh tokens are redacted, whatever the
+// answer, while the other parameters stay as sent.
+func TestJournalRedactsSecrets(t *testing.T) {
+	p := portaltest.New(t)
+	post := func(path string, form map[string]string) {
+		t.Helper()
+		v := make([]string, 0, len(form))
+		for k, x := range form {
+			v = append(v, k+"="+x)
+		}
+		resp, err := http.Post(p.URL+path, "application/x-www-form-urlencoded", strings.NewReader(strings.Join(v, "&")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	secrets := map[string]string{"client_secret": "s3cret-one", "code": "s3cret-two", "code_verifier": strings.Repeat("v", 43),
+		"refresh_token": "s3cret-three"}
+	post("/oauth2/token", map[string]string{"grant_type": "authorization_code", "client_id": "demo-app", "redirect_uri": "http://127.0.0.1/cb",
+		"client_secret": secrets["client_secret"], "code": secrets["code"], "code_verifier": secrets["code_verifier"]})
+	post("/oauth2/token", map[string]string{"grant_type": "refresh_token", "client_id": "demo-app", "refresh_token": secrets["refresh_token"]})
+	post("/generateToken", map[string]string{"username": "jsmith", "password": "s3cret-four"})
+	raw := mustJSON(p.Requests(t, ""))
+	for name, v := range secrets {
+		if strings.Contains(raw, v) {
+			t.Errorf("the journal keeps %s: %s", name, raw)
+		}
+	}
+	if strings.Contains(raw, "s3cret-four") {
+		t.Errorf("the journal keeps the password: %s", raw)
+	}
+	rs := p.Requests(t, "oauthToken")
+	if len(rs) != 2 || rs[0].Params["client_secret"] != "(redacted)" || rs[0].Params["client_id"] != "demo-app" ||
+		rs[1].Params["refresh_token"] != "(redacted)" || rs[1].Params["grant_type"] != "refresh_token" {
+		t.Errorf("oauthToken calls as journaled: %s", mustJSON(rs))
+	}
+}

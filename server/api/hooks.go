@@ -45,6 +45,10 @@ type Call struct {
 	// stands for, empty when anonymous or invalid.
 	Token, User string
 	Start       time.Time
+	// Secrets names the parameters the contract marks secret (format:
+	// password): passwords, client secrets, codes and refresh tokens,
+	// which a journal must not keep. Shared: never change it.
+	Secrets map[string]bool
 }
 
 // PathParam returns the path parameter name and whether the operation has
@@ -89,7 +93,8 @@ type Answer struct {
 
 // observe starts the Call of a request routed to an operation.
 func (s *srv) observe(c echo.Context, cl *call) {
-	cl.hooked = Call{Operation: cl.op.spec.OperationID, Method: c.Request().Method, Path: c.Request().URL.Path, Start: time.Now()}
+	cl.hooked = Call{Operation: cl.op.spec.OperationID, Method: c.Request().Method, Path: c.Request().URL.Path, Start: time.Now(),
+		Secrets: cl.op.secrets}
 	hc := &cl.hooked
 	hc.ParamNames, hc.ParamValues = c.ParamNames(), c.ParamValues()
 	cl.hook = hc

@@ -55,6 +55,9 @@ type operation struct {
 	// sign-in), whose errors are pages too; oauthErrors for those whose
 	// error envelope carries the OAuth 2.0 error (OAuthErrorBody).
 	html, oauthErrors bool
+	// secrets names the parameters and form fields whose format is
+	// password.
+	secrets map[string]bool
 }
 
 type pathValue struct{ name, value string }
@@ -90,11 +93,20 @@ func operations(doc *openapi3.T, v server.Version) (map[string]*operation, error
 				}
 				o.available = !v.Less(need)
 			}
+			secret := func(name string, sr *openapi3.SchemaRef) {
+				if sr != nil && sr.Value != nil && sr.Value.Format == "password" {
+					if o.secrets == nil {
+						o.secrets = map[string]bool{}
+					}
+					o.secrets[name] = true
+				}
+			}
 			for _, list := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range list {
 					if p.Value == nil {
 						continue
 					}
+					secret(p.Value.Name, p.Value.Schema)
 					o.params = append(o.params, p.Value)
 					if p.Value.Required {
 						o.required[p.Value.Name] = true
@@ -108,6 +120,9 @@ func operations(doc *openapi3.T, v server.Version) (map[string]*operation, error
 				}
 				o.body, o.bodyRequired, o.encoding = mt.Schema.Value, rb.Value.Required, mt.Encoding
 				o.check = flatten(o.body)
+				for name, p := range o.body.Properties {
+					secret(name, p)
+				}
 				for _, name := range o.body.Required {
 					o.required[name] = true
 				}

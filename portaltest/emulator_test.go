@@ -329,7 +329,7 @@ func TestOrganizationsSideBySide(t *testing.T) {
 			Username: "admin" + n, Password: "pw" + n, Role: "org_admin", Tokens: &[]string{"token" + n},
 			Folders: &[]emulatorapi.OrganizationFolder{{Id: "folder" + n, Title: "Work"}},
 			Items:   &[]emulatorapi.OrganizationItem{{Id: "item" + n, Title: "Roads", Type: "CSV"}},
-		}}}
+		}}, Apps: &[]emulatorapi.OrganizationApp{{ClientId: "app" + n, ClientSecret: ptrTo("secret" + n), RedirectUris: []string{"http://127.0.0.1/cb"}}}}
 	}
 	p.CreateOrganization(t, org("A"))
 	p.CreateOrganization(t, org("B"))
@@ -350,8 +350,19 @@ func TestOrganizationsSideBySide(t *testing.T) {
 	if it, err := a.Item(ctx, "itemA"); err != nil || it.Owner != "adminA" {
 		t.Errorf("A's item: %v %+v", err, it)
 	}
+	// A's application signs in with its credentials; its token reads A.
+	appTok, err := p.Client("").AppToken(ctx, "appA", "secretA", time.Hour)
+	if err != nil {
+		t.Fatalf("A's application token: %v", err)
+	}
+	if pa, err := p.Client(appTok.Token).Portal(ctx, "self"); err != nil || pa.ID != "ORGA" {
+		t.Errorf("portals/self with A's application token: %v %+v", err, pa)
+	}
+	if _, err := p.Client("").AppToken(ctx, "appA", "secretB", time.Hour); !isCode(err, 400) {
+		t.Errorf("A's application with B's secret: %v, want 400", err)
+	}
 
-	// Taken: the id, a user name, a token, a folder id, an item id.
+	// Taken: the id, a user name, a token, a folder id, an item id, a client id.
 	taken := org("A")
 	taken.Id = "ORGC"
 	before := dump(t, p)
@@ -359,7 +370,7 @@ func TestOrganizationsSideBySide(t *testing.T) {
 	if err != nil || r.StatusCode() != 409 {
 		t.Fatalf("a taken organization: %v %s", err, r.Body)
 	}
-	for _, want := range []string{"adminA", "tokenA", "folderA", "itemA"} {
+	for _, want := range []string{"adminA", "tokenA", "folderA", "itemA", "appA"} {
 		if !bytes.Contains(r.Body, []byte(want)) {
 			t.Errorf("409 does not name %s: %s", want, r.Body)
 		}
@@ -375,6 +386,12 @@ func TestOrganizationsSideBySide(t *testing.T) {
 	p.DeleteOrganization(t, "ORGA")
 	if _, err := a.Settings(ctx, ""); !isCode(err, 498) {
 		t.Errorf("A's token after A was removed: %v, want 498", err)
+	}
+	if _, err := p.Client(appTok.Token).Portal(ctx, "self"); !isCode(err, 498) {
+		t.Errorf("A's application token after A was removed: %v, want 498", err)
+	}
+	if _, err := p.Client("").AppToken(ctx, "appA", "secretA", time.Hour); !isCode(err, 400) {
+		t.Errorf("A's application after A was removed: %v, want 400", err)
 	}
 	if _, err := b.Settings(ctx, ""); err != nil {
 		t.Errorf("B after A was removed: %v", err)
@@ -561,3 +578,5 @@ func TestJournalRedactsSecrets(t *testing.T) {
 		t.Errorf("oauthToken calls as journaled: %s", mustJSON(rs))
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

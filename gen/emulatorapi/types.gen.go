@@ -93,10 +93,20 @@ type FaultList struct {
 
 // Organization One organization as an entry of a seed file (server/seed/demo.yaml has the same shape).
 type Organization struct {
+	// Apps Applications registered for OAuth 2.0 sign-in.
+	Apps  *[]OrganizationApp  `json:"apps,omitempty"`
 	Id    string              `json:"id"`
 	Name  string              `json:"name"`
 	Roles *[]OrganizationRole `json:"roles,omitempty"`
 	Users *[]OrganizationUser `json:"users,omitempty"`
+}
+
+// OrganizationApp An application registered for OAuth 2.0 sign-in; without `clientSecret`, a public client (no client
+// credentials). A redirect URI on a loopback host (127.0.0.1, ::1, localhost) takes any port (RFC 8252).
+type OrganizationApp struct {
+	ClientId     string   `json:"clientId"`
+	ClientSecret *string  `json:"clientSecret,omitempty"`
+	RedirectUris []string `json:"redirectUris"`
 }
 
 // OrganizationCreated defines model for OrganizationCreated.

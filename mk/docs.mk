@@ -35,7 +35,7 @@ check-docs: $(REDOCLY)
 tools-chromium:
 	@test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-## test-samples-ts: type-check the TypeScript x-codeSamples against clients/typescript
+## test-samples-ts: type-check the TypeScript x-codeSamples of openapi.yaml and emulator.yaml against clients/typescript
 test-samples-ts:
 	cd clients/typescript && { test -d node_modules || npm ci --no-audit --no-fund --loglevel=error; }
 	node docs/check-ts-samples.mjs

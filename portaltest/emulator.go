@@ -45,7 +45,7 @@ type Fault struct {
 // Emulator returns the generated client of the emulator's endpoints
 // (emulator.yaml), for what the methods below do not cover.
 func (p *Portal) Emulator() *emulatorapi.ClientWithResponses {
-	c, err := emulatorapi.NewClientWithResponses(p.Root)
+	c, err := emulatorapi.NewClientWithResponses(p.Root, emulatorapi.WithHTTPClient(p.HTTPClient()))
 	if err != nil {
 		panic(fmt.Sprintf("portaltest: emulator client: %v", err))
 	}

@@ -178,8 +178,10 @@ func (p *Portal) startTLS() error {
 	if err != nil {
 		return err
 	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(certPEM)
+	pool, err := tlscert.Pool(certPEM)
+	if err != nil {
+		return err
+	}
 	p.certPEM, p.leaf = certPEM, pair.Leaf
 	p.hc = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 	p.http = httptest.NewUnstartedServer(p.Server)

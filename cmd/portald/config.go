@@ -111,12 +111,6 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 		switch s.flag {
 		case "addr":
 			fs.StringVar(&c.Addr, s.flag, def, usage)
-		case "tls":
-			b, err := strconv.ParseBool(def)
-			if err != nil {
-				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a boolean (true or false)", s.flag, s.env, def)
-			}
-			fs.BoolVar(&c.TLS, s.flag, b, usage)
 		case "tls-cert":
 			fs.StringVar(&c.TLSCert, s.flag, def, usage)
 		case "tls-key":
@@ -131,12 +125,13 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 			fs.StringVar(&c.Version, s.flag, def, usage)
 		case "deployment":
 			fs.StringVar(&c.Deployment, s.flag, def, usage)
-		case "allow-remote-admin":
+		case "allow-remote-admin", "tls":
 			b, err := strconv.ParseBool(def)
 			if err != nil {
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a boolean (true or false)", s.flag, s.env, def)
 			}
-			fs.BoolVar(&c.AllowRemoteAdmin, s.flag, b, usage)
+			p := map[string]*bool{"allow-remote-admin": &c.AllowRemoteAdmin, "tls": &c.TLS}[s.flag]
+			fs.BoolVar(p, s.flag, b, usage)
 		case "allow-remote-reset":
 			// An alias: it sets AllowRemoteAdmin, and its environment
 			// variable allows as the new one does. Its own default must

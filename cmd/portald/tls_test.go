@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -19,15 +17,11 @@ import (
 // it as its CA file does, over HTTP/2 when the server offers it.
 func trusting(t *testing.T, file string) *http.Client {
 	t.Helper()
-	pem, err := os.ReadFile(file)
+	cfg, err := tlscert.ClientConfig(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		t.Fatalf("%s holds no certificate", file)
-	}
-	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: cfg, ForceAttemptHTTP2: true}}
 }
 
 // -tls without files: portald generates the pair, says where and how to

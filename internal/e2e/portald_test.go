@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orgportal/portal-api/internal/tlscert"
 )
 
 var (
@@ -127,15 +128,11 @@ func trusting(t testing.TB, file string) *http.Client {
 // tlsConfig trusts the certificates of file.
 func tlsConfig(t testing.TB, file string) *tls.Config {
 	t.Helper()
-	pem, err := os.ReadFile(file)
+	cfg, err := tlscert.ClientConfig(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		t.Fatalf("%s holds no certificate", file)
-	}
-	return &tls.Config{RootCAs: pool}
+	return cfg
 }
 
 func (p *process) stop(t testing.TB) {

@@ -219,6 +219,30 @@ func parseKey(keyPEM []byte, keyName string) (crypto.Signer, error) {
 	}
 }
 
+// Pool holds the certificates of certPEM: what a client given the
+// certificate file as its CA file trusts.
+func Pool(certPEM []byte) (*x509.CertPool, error) {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(certPEM) {
+		return nil, errors.New("tlscert: no PEM certificate to trust")
+	}
+	return pool, nil
+}
+
+// ClientConfig is the TLS configuration of a client that trusts the
+// certificates of certFile, as one given it as its CA file does.
+func ClientConfig(certFile string) (*tls.Config, error) {
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := Pool(certPEM)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", certFile, err)
+	}
+	return &tls.Config{RootCAs: pool}, nil
+}
+
 // Load reads a certificate chain and its key from PEM files and checks them
 // at now (see Parse).
 func Load(certFile, keyFile string, now time.Time) (tls.Certificate, error) {

@@ -49,11 +49,38 @@ func TestHosts(t *testing.T) {
 // as its CA file does.
 func pool(t *testing.T, certPEM []byte) *x509.CertPool {
 	t.Helper()
-	p := x509.NewCertPool()
-	if !p.AppendCertsFromPEM(certPEM) {
-		t.Fatal("no certificate in the PEM")
+	p, err := tlscert.Pool(certPEM)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
+}
+
+// ClientConfig trusts a certificate file, and refuses a file that holds
+// none.
+func TestClientConfig(t *testing.T) {
+	certPEM, _, err := tlscert.Generate([]string{"localhost"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, bad := filepath.Join(t.TempDir(), "good.pem"), filepath.Join(t.TempDir(), "bad.pem")
+	if err := os.WriteFile(good, certPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("no PEM here"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := tlscert.ClientConfig(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := chain(t, certPEM)[0]
+	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "localhost", Roots: cfg.RootCAs, CurrentTime: now}); err != nil {
+		t.Errorf("ClientConfig does not trust the file's certificate: %v", err)
+	}
+	if _, err := tlscert.ClientConfig(bad); err == nil || !strings.Contains(err.Error(), "bad.pem") {
+		t.Errorf("ClientConfig of a file without certificates: %v", err)
+	}
 }
 
 func chain(t *testing.T, certPEM []byte) []*x509.Certificate {

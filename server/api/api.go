@@ -125,6 +125,9 @@ func New(cfg Config) (*API, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.recoverPanics, s.logRequests)
+	if cfg.Hooks != nil {
+		e.Use(s.unmatched)
+	}
 	e.GET("/health", s.health)
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml; charset=utf-8", portalapi.YAML)

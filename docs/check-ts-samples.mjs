@@ -1,7 +1,7 @@
-// Type-checks the TypeScript x-codeSamples of openapi.yaml, strictly, against
-// the client in clients/typescript: each sample is written as a module next
-// to that client's sources (its import rewritten to reach them) and tsc
-// checks them all with the client's compiler options.
+// Type-checks the TypeScript x-codeSamples of openapi.yaml and emulator.yaml,
+// strictly, against the client in clients/typescript: each sample is written
+// as a module next to that client's sources (its import rewritten to reach
+// them) and tsc checks them all with the client's compiler options.
 //
 // Usage (from the repository root, after npm ci in clients/typescript):
 //   node docs/check-ts-samples.mjs
@@ -14,22 +14,26 @@ const client = "clients/typescript";
 const require = createRequire(join(process.cwd(), client, "package.json"));
 const { parse } = require("yaml");
 
-const spec = parse(readFileSync("openapi.yaml", "utf8"));
 const dir = mkdtempSync(join(client, ".samples-"));
 try {
   const files = [];
-  for (const item of Object.values(spec.paths)) {
-    for (const op of Object.values(item)) {
-      for (const s of op["x-codeSamples"] ?? []) {
-        if (s.lang !== "TypeScript") continue;
-        const file = join(dir, `${op.operationId}.ts`);
-        const src = s.source.replaceAll('"./clients/typescript/src/index.js"', '"../src/index.js"');
-        writeFileSync(file, src);
-        files.push(relative(client, file));
+  for (const contract of ["openapi.yaml", "emulator.yaml"]) {
+    const spec = parse(readFileSync(contract, "utf8"));
+    let found = 0;
+    for (const item of Object.values(spec.paths)) {
+      for (const op of Object.values(item)) {
+        for (const s of op["x-codeSamples"] ?? []) {
+          if (s.lang !== "TypeScript") continue;
+          const file = join(dir, `${contract.replace(/\.yaml$/, "")}-${op.operationId}.ts`);
+          const src = s.source.replaceAll('"./clients/typescript/src/', '"../src/');
+          writeFileSync(file, src);
+          files.push(relative(client, file));
+          found++;
+        }
       }
     }
+    if (found === 0) throw new Error(`${contract} has no TypeScript sample`);
   }
-  if (files.length === 0) throw new Error("openapi.yaml has no TypeScript sample");
   const base = JSON.parse(readFileSync(join(client, "tsconfig.json"), "utf8"));
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
     extends: "../tsconfig.json",

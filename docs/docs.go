@@ -1,6 +1,6 @@
 // Package docs holds the reference documentation of the portal API: one
 // self-contained HTML page rendered by Redoc from openapi.yaml, which the
-// server serves at /docs.
+// server serves at /docs, and the favicon its pages link to.
 package docs
 
 import _ "embed"
@@ -10,3 +10,9 @@ import _ "embed"
 //
 //go:embed reference.html
 var ReferenceHTML []byte
+
+// Favicon is the icon the pages link to as /favicon.ico (tools/redocly/template.hbs),
+// served by the server beside /docs: an ICO holding 16×16 and 32×32 PNGs.
+//
+//go:embed favicon.ico
+var Favicon []byte

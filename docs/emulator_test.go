@@ -13,7 +13,7 @@ import (
 )
 
 // The committed emulator page is built from emulator.yaml: same version,
-// same operations; it loads nothing from another origin.
+// same operations (TestReferenceSelfContained checks what it loads).
 func TestEmulatorReferenceMatchesContract(t *testing.T) {
 	doc, err := openapi3.NewLoader().LoadFromData(portalapi.EmulatorYAML)
 	if err != nil {
@@ -62,8 +62,5 @@ func TestEmulatorReferenceMatchesContract(t *testing.T) {
 	sort.Strings(want)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("emulator.html documents\n%v\nemulator.yaml has\n%v\nrun make docs-emulator", got, want)
-	}
-	if !strings.Contains(string(docs.EmulatorHTML), "Redoc.hydrate(") || strings.Contains(string(docs.EmulatorHTML), `src="https://`) {
-		t.Error("emulator.html is not the self-contained Redoc page")
 	}
 }

@@ -13,21 +13,43 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	portalapi "github.com/orgportal/portal-api"
 	"github.com/orgportal/portal-api/portaltest"
 )
 
-// sampleBase is the REST root the samples are written for: portald as
-// `make run` starts it.
-const sampleBase = "http://127.0.0.1:8080/sharing/rest"
+// sampleRoot is the server the samples are written for: portald as `make
+// run` starts it. The portal's samples use its REST root, sampleBase; the
+// emulator's, the root itself.
+const (
+	sampleRoot = "http://127.0.0.1:8080"
+	sampleBase = sampleRoot + "/sharing/rest"
+)
 
-// codeSamples returns each operation's x-codeSamples source by language.
-func codeSamples(t *testing.T) map[string]map[string]string {
+// contract is one of the OpenAPI documents whose operations carry samples.
+type contract struct {
+	name string // the file, such as openapi.yaml
+	doc  *openapi3.T
+	// base is what every sample addresses.
+	base string
+}
+
+func contracts(t *testing.T) []contract {
 	t.Helper()
-	doc, err := portalapi.Load()
+	portal, err := portalapi.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
+	emu, err := openapi3.NewLoader().LoadFromData(portalapi.EmulatorYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []contract{{"openapi.yaml", portal, sampleBase}, {"emulator.yaml", emu, sampleRoot}}
+}
+
+// codeSamples returns each operation's x-codeSamples source by language.
+func codeSamples(doc *openapi3.T) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
@@ -45,22 +67,36 @@ func codeSamples(t *testing.T) map[string]map[string]string {
 	return out
 }
 
-// Every operation has a curl, a TypeScript and a Go sample, written for the
-// reference server that `make run` starts.
-func TestCodeSamplesPresent(t *testing.T) {
-	samples := codeSamples(t)
-	if len(samples) < 18 {
-		t.Fatalf("%d operations, want at least 18", len(samples))
+// allSamples is every contract's samples, keyed "file/operationId".
+func allSamples(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	for _, c := range contracts(t) {
+		for op, bylang := range codeSamples(c.doc) {
+			out[c.name+"/"+op] = bylang
+		}
 	}
-	for op, bylang := range samples {
-		for _, lang := range []string{"Shell", "TypeScript", "Go"} {
-			src := bylang[lang]
-			if src == "" {
-				t.Errorf("%s: no %s sample", op, lang)
-				continue
-			}
-			if !strings.Contains(src, sampleBase) {
-				t.Errorf("%s: the %s sample does not use %s", op, lang, sampleBase)
+	return out
+}
+
+// Every operation of both contracts has a curl, a TypeScript and a Go
+// sample, written for the server that `make run` starts.
+func TestCodeSamplesPresent(t *testing.T) {
+	for _, c := range contracts(t) {
+		samples := codeSamples(c.doc)
+		if len(samples) < 15 {
+			t.Fatalf("%s: %d operations, want at least 15", c.name, len(samples))
+		}
+		for op, bylang := range samples {
+			for _, lang := range []string{"Shell", "TypeScript", "Go"} {
+				src := bylang[lang]
+				if src == "" {
+					t.Errorf("%s: %s: no %s sample", c.name, op, lang)
+					continue
+				}
+				if !strings.Contains(src, c.base) {
+					t.Errorf("%s: %s: the %s sample does not use %s", c.name, op, lang, c.base)
+				}
 			}
 		}
 	}
@@ -100,7 +136,7 @@ func failures(v map[string]any) []string {
 }
 
 // The curl samples run as shown against the reference server, each on a
-// freshly reset demo organization, and every answer is a success.
+// freshly reset emulator, and every answer is a success.
 func TestCurlSamples(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
@@ -109,12 +145,12 @@ func TestCurlSamples(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Fatal("curl is needed to run the curl samples")
 	}
-	samples := codeSamples(t)
+	samples := allSamples(t)
 	p := portaltest.New(t)
 	for _, op := range sortedKeys(samples) {
 		t.Run(op, func(t *testing.T) {
 			p.Reset(t)
-			src := strings.ReplaceAll(samples[op]["Shell"], sampleBase, p.URL)
+			src := strings.ReplaceAll(samples[op]["Shell"], sampleRoot, p.Root)
 			out, err := exec.Command(sh, "-e", "-c", src).Output()
 			if err != nil {
 				t.Fatalf("%v\n%s", err, src)
@@ -133,9 +169,9 @@ func TestCurlSamples(t *testing.T) {
 }
 
 // The Go samples compile as one program, each the body of a function, and
-// run against the reference server, each on a freshly reset organization.
+// run against the reference server, each on a freshly reset emulator.
 func TestGoSamples(t *testing.T) {
-	samples := codeSamples(t)
+	samples := allSamples(t)
 	p := portaltest.New(t)
 	_, file, _, _ := runtime.Caller(0)
 	// Inside the module, so that the program builds against this tree.
@@ -145,13 +181,13 @@ func TestGoSamples(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	var b strings.Builder
-	b.WriteString("package main\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\t\"log\"\n\t\"os\"\n\t\"time\"\n\n\t\"github.com/orgportal/portal-api/client\"\n)\n\n")
-	b.WriteString("var _, _, _ = fmt.Sprint, time.Second, context.Background\nvar _ = client.New\n\n")
+	b.WriteString("package main\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\t\"log\"\n\t\"os\"\n\t\"time\"\n\n\t\"github.com/orgportal/portal-api/client\"\n\t\"github.com/orgportal/portal-api/gen/emulatorapi\"\n)\n\n")
+	b.WriteString("var _, _, _ = fmt.Sprint, time.Second, context.Background\nvar _, _ = client.New, emulatorapi.NewClient\n\n")
 	b.WriteString("var samples = map[string]func(){\n")
 	ops := sortedKeys(samples)
 	for _, op := range ops {
 		// The address of `make run`, rewritten to the test server's.
-		fmt.Fprintf(&b, "\t%q: func() {\n%s\n\t},\n", op, strings.ReplaceAll(samples[op]["Go"], sampleBase, p.URL))
+		fmt.Fprintf(&b, "\t%q: func() {\n%s\n\t},\n", op, strings.ReplaceAll(samples[op]["Go"], sampleRoot, p.Root))
 	}
 	b.WriteString("}\n\nfunc main() { samples[os.Args[1]]() }\n")
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(b.String()), 0o644); err != nil {

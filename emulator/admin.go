@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/orgportal/portal-api/server/api"
 )
 
 // adminPrefix is where the emulator's own endpoints live, at the server
@@ -101,13 +103,11 @@ func (s *Server) guard(r *http.Request) error {
 	return nil
 }
 
-// ownOrigin is the origin a page served by this server would send.
+// ownOrigin is the origin a page served by this server would send: https
+// when the request came over TLS (or a proxy in front says so).
 func ownOrigin(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
+	origin, _ := api.RequestBase(r, "")
+	return origin
 }
 
 func isLoopbackAddr(addr string) bool {

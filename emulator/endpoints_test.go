@@ -58,6 +58,7 @@ var endpoints = []endpoint{
 	{"DELETE", "/emulator/faults/f1", "/emulator/faults/{id}", ""},
 	{"DELETE", "/emulator/faults", "/emulator/faults", "{}"},
 	{"GET", "/emulator/requests?operation=moveItems&since=0&limit=10", "/emulator/requests", ""},
+	{"GET", "/emulator/requests?unmatched=true", "/emulator/requests", ""},
 	{"DELETE", "/emulator/requests", "/emulator/requests", ""},
 	{"GET", "/emulator/clock", "/emulator/clock", ""},
 	{"POST", "/emulator/clock", "/emulator/clock", `{"advance":"90m"}`},
@@ -79,6 +80,12 @@ func TestAnswersMatchEmulatorYAML(t *testing.T) {
 	}
 	_, hs := start(t, emulator.Options{})
 	moveRoads(t, hs.URL)
+	// A call that matches no operation, for the journal's unmatched entry.
+	if resp, err := http.Get(hs.URL + "/rest/info?f=json"); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("GET /rest/info: %s", resp.Status)
+	}
 	covered := map[string]bool{}
 	for _, e := range endpoints {
 		status, raw, req := call(t, hs.URL, e.method, e.path, e.body, nil)

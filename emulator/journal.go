@@ -15,17 +15,31 @@ import (
 // DefaultJournalSize is how many calls the journal keeps by default.
 const DefaultJournalSize = 10_000
 
+// UnmatchedOperation is the operation of a journal entry for a call that
+// matched no operation of openapi.yaml: an unknown path (such as a probe
+// of /portal/info), a method its path does not answer, or an operation the
+// emulated version does not have. No operationId is spelled so.
+const UnmatchedOperation = "(unmatched)"
+
+// unmatchedValues are the parameters whose values the entry of an
+// unmatched call keeps: words of the protocols clients speak, never a
+// secret. Every other value stands as "(not kept)": nothing validated the
+// call, and a password or a client secret may come under any name.
+var unmatchedValues = map[string]bool{"f": true, "grant_type": true, "response_type": true}
+
 // Request is one entry of the journal: an API call as the emulator saw it.
 type Request struct {
-	Seq       int64     `json:"seq"`
-	Time      time.Time `json:"time"` // the emulator's clock when the call arrived
-	Operation string    `json:"operation"`
-	Method    string    `json:"method"`
-	Path      string    `json:"path"`
+	Seq  int64     `json:"seq"`
+	Time time.Time `json:"time"` // the emulator's clock when the call arrived
+	// Operation is the operationId, or UnmatchedOperation.
+	Operation string `json:"operation"`
+	Method    string `json:"method"`
+	Path      string `json:"path"`
 	// Params are the call's parameters as decoded (JSON documents as JSON,
 	// id lists as arrays), path parameters included; the token stands as
 	// the user name it belongs to, a password as "(redacted)", a value over
-	// 64 KiB as "(not kept: N bytes)".
+	// 64 KiB as "(not kept: N bytes)". Of an unmatched call, only the
+	// names are kept, and the values of f, grant_type and response_type.
 	Params map[string]any `json:"params"`
 	// Caller is the user name of the token, empty when anonymous or when
 	// the token was refused.
@@ -95,13 +109,14 @@ func (j *journal) add(at time.Time, operation string, raw []byte) {
 	}
 }
 
-// list returns the entries of operation (all when empty) with a seq above
-// since, oldest first, at most limit (all when 0).
-func (j *journal) list(operation string, since int64, limit int) []Request {
+// list returns the entries of operation (all when empty; only those of an
+// operation when matched) with a seq above since, oldest first, at most
+// limit (all when 0).
+func (j *journal) list(operation string, matched bool, since int64, limit int) []Request {
 	j.mu.Lock()
 	var picked []entry
 	for _, e := range j.q[j.head:] {
-		if e.seq <= since || (operation != "" && e.operation != operation) {
+		if e.seq <= since || (operation != "" && e.operation != operation) || (matched && e.operation == UnmatchedOperation) {
 			continue
 		}
 		picked = append(picked, e)
@@ -136,15 +151,19 @@ func (h hooks) Observe(c *api.Call, a api.Answer) {
 			size += len(v) + 16
 		}
 	}
+	op := c.Operation
+	if op == "" {
+		op = UnmatchedOperation
+	}
 	// When the call arrived, on the emulator's clock.
-	s.journal.add(s.clock.now().Add(-a.Duration), c.Operation, appendRequest(make([]byte, 0, size), c, &a))
+	s.journal.add(s.clock.now().Add(-a.Duration), op, appendRequest(make([]byte, 0, size), op, c, &a))
 }
 
 // appendRequest appends the JSON of the call's Request, without its seq and
 // time.
-func appendRequest(b []byte, c *api.Call, a *api.Answer) []byte {
+func appendRequest(b []byte, op string, c *api.Call, a *api.Answer) []byte {
 	b = append(b, `{"operation":`...)
-	b = appendString(b, c.Operation)
+	b = appendString(b, op)
 	b = append(b, `,"method":`...)
 	b = appendString(b, c.Method)
 	b = append(b, `,"path":`...)
@@ -215,6 +234,10 @@ func appendParams(b []byte, c *api.Call) []byte {
 		key(k)
 		if c.Secrets[k] {
 			b = append(b, `"(redacted)"`...)
+			continue
+		}
+		if c.Operation == "" && !unmatchedValues[k] {
+			b = append(b, `"(not kept)"`...)
 			continue
 		}
 		if n := len(vs[0]); n > maxJournalValue || len(vs) > 1 && n*len(vs) > maxJournalValue {
@@ -321,10 +344,11 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// Requests returns the journal: the calls to operation (all when empty)
-// after seq since, oldest first, at most limit (all when 0).
+// Requests returns the journal: the calls to operation (all when empty;
+// UnmatchedOperation: those that matched none) after seq since, oldest
+// first, at most limit (all when 0).
 func (s *Server) Requests(operation string, since int64, limit int) []Request {
-	return s.journal.list(operation, since, limit)
+	return s.journal.list(operation, false, since, limit)
 }
 
 // ClearRequests empties the journal.
@@ -354,12 +378,28 @@ func (s *Server) handleRequests(r *http.Request) (any, error) {
 		limit = n
 	}
 	op := q.Get("operation")
-	if op != "" {
+	if op != "" && op != UnmatchedOperation {
 		if _, ok := s.operations[op]; !ok {
-			return nil, badRequest("operation: " + op + " is not an operationId of openapi.yaml")
+			return nil, badRequest("operation: " + op + " is not an operationId of openapi.yaml, nor " + UnmatchedOperation)
 		}
 	}
-	return RequestList{Requests: s.Requests(op, since, limit)}, nil
+	matched := false
+	switch v := q.Get("unmatched"); v {
+	case "":
+	case "true":
+		if op != "" && op != UnmatchedOperation {
+			return nil, badRequest("unmatched: true asks for the calls that matched no operation, operation: " + op + " for calls of one")
+		}
+		op = UnmatchedOperation
+	case "false":
+		if op == UnmatchedOperation {
+			return nil, badRequest("unmatched: false asks for the calls that matched an operation, operation: " + op + " for those that matched none")
+		}
+		matched = true
+	default:
+		return nil, badRequest("unmatched: " + v + " is neither true nor false")
+	}
+	return RequestList{Requests: s.journal.list(op, matched, since, limit)}, nil
 }
 
 func (s *Server) handleClearRequests(r *http.Request) (any, error) {

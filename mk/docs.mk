@@ -9,15 +9,17 @@ CHROMIUM := /usr/bin/chromium
 # No usage data and no update check: a build must not depend on the network.
 REDOCLY_ENV := REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
 # bundle applies the decorators of tools/redocly/redocly.yaml (the version,
-# deployments and privileges written into descriptions), which build-docs
-# does not; build-docs writes a page that loads Redoc from a CDN, and
-# inline-redoc.mjs inlines the pinned bundle instead. $(1) is the output file.
+# deployments and privileges written into descriptions; form examples as the
+# text sent), which build-docs does not; build-docs renders with the options
+# and template of redocly.yaml and writes a page that loads Redoc from a CDN,
+# and inline-redoc.mjs inlines the pinned bundle instead. $(1) is the output
+# file.
 define build-docs
 tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 $(REDOCLY_ENV) $(REDOCLY) bundle openapi.yaml --config tools/redocly/redocly.yaml \
   --output "$$tmp/openapi.yaml" >"$$tmp/log" 2>&1 || { cat "$$tmp/log"; exit 1; }; \
 $(REDOCLY_ENV) $(REDOCLY) build-docs "$$tmp/openapi.yaml" --config tools/redocly/redocly.yaml \
-  --disableGoogleFont --output "$$tmp/redoc.html" >"$$tmp/log" 2>&1 || { cat "$$tmp/log"; exit 1; }; \
+  --output "$$tmp/redoc.html" >"$$tmp/log" 2>&1 || { cat "$$tmp/log"; exit 1; }; \
 node tools/redocly/inline-redoc.mjs "$$tmp/redoc.html" $(1)
 endef
 
@@ -35,12 +37,12 @@ check-docs: $(REDOCLY)
 tools-chromium:
 	@test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-## test-samples-ts: type-check the TypeScript x-codeSamples against clients/typescript
+## test-samples-ts: type-check the TypeScript x-codeSamples of openapi.yaml and emulator.yaml against clients/typescript
 test-samples-ts:
 	cd clients/typescript && { test -d node_modules || npm ci --no-audit --no-fund --loglevel=error; }
 	node docs/check-ts-samples.mjs
 
-## test-docs: load docs/reference.html in headless Chromium
+## test-docs: load /docs and /docs/emulator in headless Chromium: no console error, no request to another origin, every payload sample sent as shown
 test-docs: tools-chromium
 	PORTAL_TEST_BROWSER=1 $(GO) test -count=1 -run '^TestDocsInBrowser$$' ./docs/
 

@@ -17,7 +17,7 @@ EMULATOR_RELEASED := api/released/emulator-1.0.0.yaml
 define build-emulator-docs
 tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 $(REDOCLY_ENV) $(REDOCLY) build-docs $(EMULATOR_SPEC) --config tools/redocly/redocly.yaml \
-  --disableGoogleFont --output "$$tmp/redoc.html" >"$$tmp/log" 2>&1 || { cat "$$tmp/log"; exit 1; }; \
+  --output "$$tmp/redoc.html" >"$$tmp/log" 2>&1 || { cat "$$tmp/log"; exit 1; }; \
 node tools/redocly/inline-redoc.mjs "$$tmp/redoc.html" $(1)
 endef
 

@@ -45,7 +45,7 @@ type Fault struct {
 // Emulator returns the generated client of the emulator's endpoints
 // (emulator.yaml), for what the methods below do not cover.
 func (p *Portal) Emulator() *emulatorapi.ClientWithResponses {
-	c, err := emulatorapi.NewClientWithResponses(p.Root)
+	c, err := emulatorapi.NewClientWithResponses(p.Root, emulatorapi.WithHTTPClient(p.HTTPClient()))
 	if err != nil {
 		panic(fmt.Sprintf("portaltest: emulator client: %v", err))
 	}
@@ -169,7 +169,8 @@ func (p *Portal) ClearFaults(tb testing.TB) {
 
 // Requests returns the journal's calls of operation, oldest first: an
 // operationId such as "updateSettings", or the end of the calls' path such
-// as "settings/update"; all calls when empty.
+// as "settings/update"; all calls when empty, those that matched no
+// operation too (see Unmatched).
 func (p *Portal) Requests(tb testing.TB, operation string) []emulatorapi.Request {
 	tb.Helper()
 	params := &emulatorapi.ListRequestsParams{}
@@ -191,6 +192,22 @@ func (p *Portal) Requests(tb testing.TB, operation string) []emulatorapi.Request
 		check(tb, "requests", nil, nil, err)
 	}
 	check(tb, "requests", r.HTTPResponse, r.Body, nil)
+	return r.JSON200.Requests
+}
+
+// Unmatched returns the journal's calls that matched no operation of
+// openapi.yaml, oldest first: what the code under test asked for that the
+// emulator does not have (an unknown path, a method its path does not
+// answer, an operation of a later version), each answered 404. Their
+// Params keep the names, and the values of f, grant_type and response_type
+// only.
+func (p *Portal) Unmatched(tb testing.TB) []emulatorapi.Request {
+	tb.Helper()
+	r, err := p.Emulator().ListRequestsWithResponse(ctx, &emulatorapi.ListRequestsParams{Unmatched: ptr(true)})
+	if err != nil {
+		check(tb, "unmatched requests", nil, nil, err)
+	}
+	check(tb, "unmatched requests", r.HTTPResponse, r.Body, nil)
 	return r.JSON200.Requests
 }
 

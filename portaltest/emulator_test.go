@@ -580,3 +580,37 @@ func TestJournalRedactsSecrets(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// Unmatched lists what the code under test called that the emulator does
+// not have, over HTTPS too, and none of the calls it has.
+func TestUnmatched(t *testing.T) {
+	p := portaltest.New(t, portaltest.WithTLS(), portaltest.WithContext("/portal"))
+	if _, err := p.Client(portaltest.MemberToken).Item(t.Context(), portaltest.RoadsItem); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{p.Root + "/portal/info?f=json", p.URL + "/search?q=roads&f=json&token=" + portaltest.MemberToken} {
+		resp, err := p.HTTPClient().Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("GET %s: %s", u, resp.Status)
+		}
+	}
+	got := p.Unmatched(t)
+	if len(got) != 2 || got[0].Path != "/portal/info" || got[1].Path != "/portal/sharing/rest/search" {
+		t.Fatalf("Unmatched: %s", mustJSON(got))
+	}
+	second := got[1]
+	if second.Operation != "(unmatched)" || deref(second.Caller) != portaltest.Member || second.Params["q"] != "(not kept)" ||
+		second.Params["f"] != "json" || second.Params["token"] != portaltest.Member || second.Answer.Status != 404 {
+		t.Errorf("entry %s", mustJSON(second))
+	}
+	if all := p.Requests(t, ""); len(all) != 3 || all[0].Operation != "getItem" {
+		t.Errorf("the whole journal: %s", mustJSON(all))
+	}
+	if same := p.Requests(t, "(unmatched)"); !reflect.DeepEqual(same, got) {
+		t.Errorf(`Requests(t, "(unmatched)"): %s`, mustJSON(same))
+	}
+}

@@ -11,18 +11,26 @@
 //
 // Each Portal has its own store, so tests can run in parallel. The demo
 // organizations' tokens, users, folders and items are exported constants.
+// WithTLS serves HTTPS instead, with a certificate Client trusts and
+// CertFile hands to other clients.
 package portaltest
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/orgportal/portal-api/client"
 	"github.com/orgportal/portal-api/emulator"
+	"github.com/orgportal/portal-api/internal/tlscert"
 	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/server/seed"
 )
@@ -65,6 +73,11 @@ type Portal struct {
 	Server *emulator.Server
 
 	http *httptest.Server
+	// Over HTTPS (WithTLS): the certificate file's PEM, its leaf, and the
+	// client that trusts it; hc is nil over HTTP.
+	certPEM []byte
+	leaf    *x509.Certificate
+	hc      *http.Client
 }
 
 // Option changes the emulated portal.
@@ -73,6 +86,7 @@ type Option func(*config)
 type config struct {
 	opts     emulator.Options
 	seedPath string
+	tls      bool
 }
 
 // WithSeed serves f instead of the demo organizations; the constants of
@@ -102,6 +116,12 @@ func WithClock(now func() time.Time) Option { return func(c *config) { c.opts.No
 
 // WithLogger receives the emulator's request log (discarded by default).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.opts.Logger = l } }
+
+// WithTLS serves HTTPS (HTTP/2 included): URL and Root start with
+// https://, the server presents a certificate made for this Portal, and
+// Client, Emulator and HTTPClient trust it. CertFile and Certificate give
+// it to other clients.
+func WithTLS() Option { return func(c *config) { c.tls = true } }
 
 // New starts an emulator for tb, closed by tb.Cleanup; it fails tb when the
 // emulator cannot start.
@@ -133,18 +153,84 @@ func Start(opts ...Option) (*Portal, error) {
 	if err != nil {
 		return nil, err
 	}
-	hs := httptest.NewServer(srv)
-	return &Portal{
-		URL: hs.URL + c.opts.Context + "/sharing/rest", Root: hs.URL,
-		AdminToken: AdminToken, MemberToken: MemberToken,
-		Store: srv.Store(), Server: srv, http: hs,
-	}, nil
+	p := &Portal{AdminToken: AdminToken, MemberToken: MemberToken, Store: srv.Store(), Server: srv}
+	if c.tls {
+		if err := p.startTLS(); err != nil {
+			_ = srv.Close()
+			return nil, err
+		}
+	} else {
+		p.http = httptest.NewServer(srv)
+	}
+	p.Root = p.http.URL
+	p.URL = p.Root + c.opts.Context + "/sharing/rest"
+	return p, nil
+}
+
+// startTLS serves p.Server over HTTPS with a pair made for loopback, the
+// way portald -tls makes one.
+func (p *Portal) startTLS() error {
+	certPEM, keyPEM, err := tlscert.Generate(tlscert.Hosts("127.0.0.1:0"), time.Now())
+	if err != nil {
+		return err
+	}
+	pair, err := tlscert.Parse(certPEM, keyPEM, "the generated certificate", "its key", time.Now())
+	if err != nil {
+		return err
+	}
+	pool, err := tlscert.Pool(certPEM)
+	if err != nil {
+		return err
+	}
+	p.certPEM, p.leaf = certPEM, pair.Leaf
+	p.hc = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
+	p.http = httptest.NewUnstartedServer(p.Server)
+	p.http.EnableHTTP2 = true
+	p.http.TLS = &tls.Config{Certificates: []tls.Certificate{pair}}
+	// A client refusing the certificate is the test's business: its
+	// handshake error goes to WithLogger's logger, not to stderr.
+	p.http.Config.ErrorLog = slog.NewLogLogger(p.Server.Options().Logger.Handler(), slog.LevelWarn)
+	p.http.StartTLS()
+	return nil
 }
 
 // Close stops the server and closes the store.
 func (p *Portal) Close() {
 	p.http.Close()
+	if p.hc != nil {
+		p.hc.CloseIdleConnections()
+	}
 	_ = p.Server.Close()
+}
+
+// HTTPClient is the *http.Client that Client and Emulator send through: one
+// that trusts the Portal's certificate over HTTPS, http.DefaultClient over
+// HTTP.
+func (p *Portal) HTTPClient() *http.Client {
+	if p.hc == nil {
+		return http.DefaultClient
+	}
+	return p.hc
+}
+
+// Certificate is the certificate the Portal presents over HTTPS (WithTLS),
+// nil over HTTP. A Go client can trust it alone: add it to its RootCAs.
+func (p *Portal) Certificate() *x509.Certificate { return p.leaf }
+
+// CertFile writes the Portal's certificate file (PEM: the certificate and
+// the CA that signed it) into a temporary directory of tb's and returns its
+// path, for clients that take a CA file: curl --cacert,
+// REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS. It fails tb over HTTP.
+func (p *Portal) CertFile(tb testing.TB) string {
+	tb.Helper()
+	if p.certPEM == nil {
+		tb.Fatal("portaltest: CertFile: the Portal serves HTTP; start it with WithTLS")
+	}
+	path := filepath.Join(tb.TempDir(), "portal-cert.pem")
+	if err := os.WriteFile(path, p.certPEM, 0o644); err != nil {
+		tb.Fatalf("portaltest: CertFile: %v", err)
+	}
+	return path
 }
 
 // Client returns the Go client of the API signed in with token, or
@@ -152,6 +238,9 @@ func (p *Portal) Close() {
 func (p *Portal) Client(token string, opts ...client.Option) *client.Client {
 	if token != "" {
 		opts = append([]client.Option{client.WithToken(token)}, opts...)
+	}
+	if p.hc != nil {
+		opts = append([]client.Option{client.WithHTTPClient(p.hc)}, opts...)
 	}
 	c, err := client.New(p.URL, opts...)
 	if err != nil {

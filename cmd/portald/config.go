@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,6 +21,8 @@ import (
 // environment variable.
 type Config struct {
 	Addr             string // listen address; port 0 picks a free port
+	TLS              bool   // serve HTTPS on Addr
+	TLSCert, TLSKey  string // PEM files of the HTTPS certificate and key; generated when neither exists
 	Context          string // "" or "/name": the segment before /sharing/rest
 	DB               string // SQLite file, ":memory:", or postgres://...
 	Seed             string // seed file; "" for the built-in demo organizations
@@ -47,6 +50,9 @@ type setting struct {
 
 var settings = []setting{
 	{"addr", "PORTAL_ADDR", "127.0.0.1:8080", "listen `address` (host:port; port 0 picks a free port)"},
+	{"tls", "PORTAL_TLS", "false", "serve HTTPS instead of HTTP"},
+	{"tls-cert", "PORTAL_TLS_CERT", "portal-cert.pem", "HTTPS certificate `file` (PEM, the server's certificate first); with -tls-key, generated when neither exists: a pair for localhost, 127.0.0.1, ::1 and the -addr host, valid for a year, that clients trust through this file"},
+	{"tls-key", "PORTAL_TLS_KEY", "portal-key.pem", "HTTPS private key `file` (PEM)"},
 	{"context", "PORTAL_CONTEXT", "", "context `segment` before /sharing/rest, such as /portal"},
 	{"db", "PORTAL_DB", "portal.db", "store: an SQLite `file`, :memory: for a throwaway store, or postgres://... for PostgreSQL"},
 	{"seed", "PORTAL_SEED", "", "YAML or JSON seed `file` applied when the store is empty (default: the built-in demo organizations)"},
@@ -105,6 +111,10 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 		switch s.flag {
 		case "addr":
 			fs.StringVar(&c.Addr, s.flag, def, usage)
+		case "tls-cert":
+			fs.StringVar(&c.TLSCert, s.flag, def, usage)
+		case "tls-key":
+			fs.StringVar(&c.TLSKey, s.flag, def, usage)
 		case "context":
 			fs.StringVar(&c.Context, s.flag, def, usage)
 		case "db":
@@ -115,12 +125,13 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 			fs.StringVar(&c.Version, s.flag, def, usage)
 		case "deployment":
 			fs.StringVar(&c.Deployment, s.flag, def, usage)
-		case "allow-remote-admin":
+		case "allow-remote-admin", "tls":
 			b, err := strconv.ParseBool(def)
 			if err != nil {
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a boolean (true or false)", s.flag, s.env, def)
 			}
-			fs.BoolVar(&c.AllowRemoteAdmin, s.flag, b, usage)
+			p := map[string]*bool{"allow-remote-admin": &c.AllowRemoteAdmin, "tls": &c.TLS}[s.flag]
+			fs.BoolVar(p, s.flag, b, usage)
 		case "allow-remote-reset":
 			// An alias: it sets AllowRemoteAdmin, and its environment
 			// variable allows as the new one does. Its own default must
@@ -166,6 +177,17 @@ func (c Config) validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		bad("addr", "PORTAL_ADDR", "%q is not host:port", c.Addr)
+	}
+	if c.TLS {
+		if c.TLSCert == "" {
+			bad("tls-cert", "PORTAL_TLS_CERT", "must not be empty with -tls")
+		}
+		if c.TLSKey == "" {
+			bad("tls-key", "PORTAL_TLS_KEY", "must not be empty with -tls")
+		}
+		if c.TLSCert != "" && filepath.Clean(c.TLSCert) == filepath.Clean(c.TLSKey) {
+			bad("tls-key", "PORTAL_TLS_KEY", "%q is also -tls-cert: the certificate and the key are two files", c.TLSKey)
+		}
 	}
 	if c.Context != "" && (!strings.HasPrefix(c.Context, "/") || strings.HasSuffix(c.Context, "/")) {
 		bad("context", "PORTAL_CONTEXT", "%q must start with / and not end with / (such as /portal), or be empty", c.Context)
@@ -222,7 +244,7 @@ func (a boolAlias) IsBoolFlag() bool { return true }
 func usage(w io.Writer, getenv func(string) string) {
 	fs, _ := newFlagSet(new(Config), getenv)
 	fs.SetOutput(w)
-	fmt.Fprintf(w, "Usage: portald [flags]\n\nportald emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest.\n\nFlags:\n")
+	fmt.Fprintf(w, "Usage: portald [flags]\n\nportald emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest (https:// with -tls).\n\nFlags:\n")
 	fs.PrintDefaults()
 	fmt.Fprintf(w, "\nGOGC, when set, replaces portald's default of %d.\n", defaultGCPercent)
 }

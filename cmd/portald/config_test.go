@@ -22,7 +22,7 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Addr: "127.0.0.1:8080", Context: "", DB: "portal.db", Seed: "",
+		Addr: "127.0.0.1:8080", TLSCert: "portal-cert.pem", TLSKey: "portal-key.pem", Context: "", DB: "portal.db", Seed: "",
 		Version: "11.5", Deployment: "enterprise", AllowRemoteAdmin: false, LogLevel: slog.LevelInfo,
 		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, JournalSize: 10000, BusyPoll: busypoll.Default,
 	}
@@ -33,6 +33,9 @@ func TestLoadDefaults(t *testing.T) {
 
 var fromEnv = map[string]string{
 	"PORTAL_ADDR":                "0.0.0.0:9000",
+	"PORTAL_TLS":                 "true",
+	"PORTAL_TLS_CERT":            "/etc/portal/cert.pem",
+	"PORTAL_TLS_KEY":             "/etc/portal/key.pem",
 	"PORTAL_CONTEXT":             "/portal",
 	"PORTAL_DB":                  ":memory:",
 	"PORTAL_SEED":                "seed.yaml",
@@ -53,7 +56,7 @@ func TestLoadEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Addr: "0.0.0.0:9000", Context: "/portal", DB: ":memory:", Seed: "seed.yaml",
+		Addr: "0.0.0.0:9000", TLS: true, TLSCert: "/etc/portal/cert.pem", TLSKey: "/etc/portal/key.pem", Context: "/portal", DB: ":memory:", Seed: "seed.yaml",
 		Version: "10.8", Deployment: "online", AllowRemoteAdmin: true, AdminToken: "s3cret", LogLevel: slog.LevelDebug,
 		ReadHeaderTimeout: 3 * time.Second, IdleTimeout: 45 * time.Second, JournalSize: 50,
 	}
@@ -64,7 +67,7 @@ func TestLoadEnv(t *testing.T) {
 
 func TestLoadFlagBeatsEnv(t *testing.T) {
 	args := []string{
-		"-addr", "127.0.0.1:0", "-context", "/arcgis", "-db", "other.db", "-seed", "mine.json",
+		"-addr", "127.0.0.1:0", "-tls=false", "-tls-cert", "c.pem", "-tls-key", "k.pem", "-context", "/arcgis", "-db", "other.db", "-seed", "mine.json",
 		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-admin=false", "-admin-token", "other", "-log-level", "warn",
 		"-read-header-timeout", "1s", "-idle-timeout", "500ms", "-journal-size", "0",
 		"-busy-poll", "1ms",
@@ -74,7 +77,7 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Addr: "127.0.0.1:0", Context: "/arcgis", DB: "other.db", Seed: "mine.json",
+		Addr: "127.0.0.1:0", TLSCert: "c.pem", TLSKey: "k.pem", Context: "/arcgis", DB: "other.db", Seed: "mine.json",
 		Version: "11.1", Deployment: "enterprise", AllowRemoteAdmin: false, AdminToken: "other", LogLevel: slog.LevelWarn,
 		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond, JournalSize: 0, BusyPoll: time.Millisecond,
 	}
@@ -143,6 +146,10 @@ func TestLoadInvalid(t *testing.T) {
 		{"deployment", []string{"-deployment", "cloud"}, nil, "-deployment"},
 		{"deployment from env", nil, map[string]string{"PORTAL_DEPLOYMENT": "Online"}, "-deployment (PORTAL_DEPLOYMENT)"},
 		{"addr", []string{"-addr", "8080"}, nil, "-addr"},
+		{"tls env", nil, map[string]string{"PORTAL_TLS": "yes please"}, "-tls: PORTAL_TLS"},
+		{"tls-cert empty", []string{"-tls", "-tls-cert", ""}, nil, "-tls-cert (PORTAL_TLS_CERT)"},
+		{"tls-key empty", []string{"-tls-key", ""}, map[string]string{"PORTAL_TLS": "1"}, "-tls-key (PORTAL_TLS_KEY)"},
+		{"tls one file for both", []string{"-tls", "-tls-cert", "both.pem", "-tls-key", "./both.pem"}, nil, "-tls-key (PORTAL_TLS_KEY)"},
 		{"db empty", []string{"-db", ""}, nil, "-db"},
 		{"allow-remote-admin flag", []string{"-allow-remote-admin=maybe"}, nil, "-allow-remote-admin"},
 		{"allow-remote-admin env", nil, map[string]string{"PORTAL_ALLOW_REMOTE_ADMIN": "maybe"}, "-allow-remote-admin: PORTAL_ALLOW_REMOTE_ADMIN"},

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/orgportal/portal-api/emulator"
 	"github.com/orgportal/portal-api/internal/busypoll"
+	"github.com/orgportal/portal-api/internal/tlscert"
 	"github.com/orgportal/portal-api/server/seed"
 )
 
@@ -95,6 +98,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		}
 	}
 
+	// Before the store opens: a certificate that cannot serve stops
+	// start-up at once. TLS checks validity on the real clock, so does this.
+	var tlsConfig *tls.Config
+	var cert string
+	if cfg.TLS {
+		pair, generated, err := tlscert.LoadOrGenerate(cfg.TLSCert, cfg.TLSKey, tlscert.Hosts(cfg.Addr), time.Now())
+		if err != nil {
+			return fmt.Errorf("-tls: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+		cert = certNote(cfg.TLSCert, generated)
+	}
+
 	emu, err := emulator.New(ctx, emulator.Options{
 		DSN: cfg.DB, Seed: seedFile, Version: cfg.Version, Deployment: cfg.Deployment, Context: cfg.Context,
 		Logger: logger, AllowRemoteAdmin: cfg.AllowRemoteAdmin, AdminToken: cfg.AdminToken,
@@ -120,12 +136,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// ServeTLS adds HTTP/2; the timeouts above bound the TLS handshake
+		// too (the shortest of them) and every HTTP/2 stream.
+		TLSConfig: tlsConfig,
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(busypoll.Listener(ln)) }()
+	go func() {
+		if tlsConfig != nil {
+			served <- srv.ServeTLS(busypoll.Listener(ln), "", "")
+			return
+		}
+		served <- srv.Serve(busypoll.Listener(ln))
+	}()
 
-	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, emu.Seeded()))
-	logger.Info("serving", "addr", ln.Addr().String(), "version", cfg.Version, "deployment", cfg.Deployment)
+	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, emu.Seeded(), cert))
+	logger.Info("serving", "addr", ln.Addr().String(), "tls", cfg.TLS, "version", cfg.Version, "deployment", cfg.Deployment)
 
 	select {
 	case err := <-served:
@@ -146,13 +171,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 }
 
 // startLine is the start-up message: address, base URL, emulated portal,
-// store, and the demo tokens when the demo seed is in use.
-func startLine(cfg Config, addr string, f *seed.File, demo, seeded bool) string {
+// store, the HTTPS certificate (cert, from certNote) and the demo tokens
+// when the demo seed is in use.
+func startLine(cfg Config, addr string, f *seed.File, demo, seeded bool, cert string) string {
 	host, port, _ := net.SplitHostPort(addr)
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "localhost"
 	}
-	base := "http://" + net.JoinHostPort(host, port) + cfg.Context + "/sharing/rest"
+	scheme := "http://"
+	if cfg.TLS {
+		scheme = "https://"
+	}
+	base := scheme + net.JoinHostPort(host, port) + cfg.Context + "/sharing/rest"
 
 	var data string
 	switch {
@@ -165,6 +195,9 @@ func startLine(cfg Config, addr string, f *seed.File, demo, seeded bool) string 
 	}
 	line := fmt.Sprintf("portald listening on %s, API at %s, portal %s %s, store %s (%s)",
 		addr, base, cfg.Version, cfg.Deployment, emulator.DescribeStore(cfg.DB), data)
+	if cert != "" {
+		line += ", " + cert
+	}
 	if demo {
 		var toks []string
 		for _, o := range f.Organizations {
@@ -177,6 +210,19 @@ func startLine(cfg Config, addr string, f *seed.File, demo, seeded bool) string 
 		line += ", demo tokens: " + strings.Join(toks, " ")
 	}
 	return line
+}
+
+// certNote tells where the HTTPS certificate is and how clients trust it:
+// its absolute path, so that it can be pasted into a variable anywhere.
+func certNote(file string, generated bool) string {
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	how := "trust it with REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS or curl --cacert"
+	if generated {
+		how = "generated now; " + how
+	}
+	return fmt.Sprintf("HTTPS certificate %s (%s)", file, how)
 }
 
 // journalSize is the emulator's JournalSize for -journal-size: there, 0

@@ -247,6 +247,14 @@ type ClientInterface interface {
 	// The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
 	// calls (10,000 by default), and at most 64 MiB of them.
 	//
+	// Calls that matched no operation of openapi.yaml are journaled too, with the operation
+	// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/info`) or elsewhere
+	// (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
+	// operation the emulated version does not have. `?unmatched=true` lists what a client asked for
+	// that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never
+	// journaled, nor the answered ones of `/health`, `/openapi.yaml`, `/docs`, `/emulator.yaml` and
+	// `/docs/emulator`.
+	//
 	// Corresponds with GET /emulator/requests (the `ListRequests` operationId).
 	ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -650,6 +658,14 @@ func (c *Client) ClearRequests(ctx context.Context, body ClearRequestsJSONReques
 //
 // The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
 // calls (10,000 by default), and at most 64 MiB of them.
+//
+// Calls that matched no operation of openapi.yaml are journaled too, with the operation
+// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/info`) or elsewhere
+// (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
+// operation the emulated version does not have. `?unmatched=true` lists what a client asked for
+// that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never
+// journaled, nor the answered ones of `/health`, `/openapi.yaml`, `/docs`, `/emulator.yaml` and
+// `/docs/emulator`.
 //
 // Corresponds with GET /emulator/requests (the `ListRequests` operationId).
 func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1225,6 +1241,18 @@ func NewListRequestsRequest(server string, params *ListRequestsParams) (*http.Re
 
 		}
 
+		if params.Unmatched != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "unmatched", *params.Unmatched, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Since != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
@@ -1675,6 +1703,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
 	// calls (10,000 by default), and at most 64 MiB of them.
+	//
+	// Calls that matched no operation of openapi.yaml are journaled too, with the operation
+	// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/info`) or elsewhere
+	// (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
+	// operation the emulated version does not have. `?unmatched=true` lists what a client asked for
+	// that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never
+	// journaled, nor the answered ones of `/health`, `/openapi.yaml`, `/docs`, `/emulator.yaml` and
+	// `/docs/emulator`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2813,6 +2849,14 @@ func (c *ClientWithResponses) ClearRequestsWithResponse(ctx context.Context, bod
 //
 // The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
 // calls (10,000 by default), and at most 64 MiB of them.
+//
+// Calls that matched no operation of openapi.yaml are journaled too, with the operation
+// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/info`) or elsewhere
+// (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
+// operation the emulated version does not have. `?unmatched=true` lists what a client asked for
+// that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never
+// journaled, nor the answered ones of `/health`, `/openapi.yaml`, `/docs`, `/emulator.yaml` and
+// `/docs/emulator`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

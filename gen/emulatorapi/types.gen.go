@@ -163,13 +163,18 @@ type Request struct {
 	DurationMs float64 `json:"durationMs"`
 
 	// Fault The id of the fault rule that fired.
-	Fault     *string `json:"fault,omitempty"`
-	Method    string  `json:"method"`
-	Operation string  `json:"operation"`
+	Fault  *string `json:"fault,omitempty"`
+	Method string  `json:"method"`
+
+	// Operation The operationId of openapi.yaml, or `(unmatched)` for a call that matched none (no operationId is spelled so).
+	Operation string `json:"operation"`
 
 	// Params The parameters as decoded: JSON documents as JSON, id lists as arrays, path parameters
 	// included; `token` stands as the user name it belongs to, `password` as `(redacted)`, and a
-	// value longer than 64 KiB as `(not kept: N bytes)`.
+	// value longer than 64 KiB as `(not kept: N bytes)`. Of an unmatched call, which nothing
+	// validated, the query and a form body of up to 64 KiB: names, with the values of `f`,
+	// `grant_type` and `response_type` only, the others as `(not kept)` (a secret may come under
+	// any name).
 	Params map[string]interface{} `json:"params"`
 	Path   string                 `json:"path"`
 	Seq    int64                  `json:"seq"`
@@ -244,8 +249,12 @@ type ClearRequestsJSONBody = map[string]interface{}
 
 // ListRequestsParams defines parameters for ListRequests.
 type ListRequestsParams struct {
-	// Operation Only the calls of this operationId of openapi.yaml.
+	// Operation Only the calls of this operationId of openapi.yaml, or with `(unmatched)` the calls that matched none.
 	Operation *string `form:"operation,omitempty" json:"operation,omitempty"`
+
+	// Unmatched `true`: only the calls that matched no operation (as `operation=(unmatched)`); `false`: only the
+	// calls that matched one. Refused with an `operation` that says otherwise.
+	Unmatched *bool `form:"unmatched,omitempty" json:"unmatched,omitempty"`
 
 	// Since Only the calls whose `seq` is greater.
 	Since *int64 `form:"since,omitempty" json:"since,omitempty"`

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,31 +26,48 @@ import (
 // that read it whole could not hide it.
 const hugeBody = 50 << 20
 
+// transports are the two ways portald serves: the limits hold on both.
+var transports = []struct {
+	name  string
+	start func(testing.TB, ...string) *process
+}{
+	{"http", startPortald},
+	{"https", startPortaldTLS},
+}
+
 // A body announced larger than 1 MiB is answered 413 from its
 // Content-Length: portald neither waits for it nor reads it.
 func TestBodyOverLimitWithContentLength(t *testing.T) {
-	p := startPortald(t, "-db", ":memory:")
-	head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n",
-		p.path("/content/users/jsmith/moveItems"), p.host(), hugeBody)
-	res := offerBody(t, p, head, func(chunk []byte) []byte { return chunk })
-	// The headers, and at most the 256 KiB net/http may read past an
-	// unread body to keep a connection.
-	res.check(t, 256<<10)
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			p := tr.start(t, "-db", ":memory:")
+			head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n",
+				p.path("/content/users/jsmith/moveItems"), p.host(), hugeBody)
+			res := offerBody(t, p, head, func(chunk []byte) []byte { return chunk })
+			// The headers, and at most the 256 KiB net/http may read past an
+			// unread body to keep a connection.
+			res.check(t, 256<<10)
+		})
+	}
 }
 
 // A chunked body, whose length nobody announced, is read up to the limit
 // and refused there.
 func TestChunkedBodyOverLimit(t *testing.T) {
-	p := startPortald(t, "-db", ":memory:")
-	head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n",
-		p.path("/content/users/jsmith/moveItems"), p.host())
-	res := offerBody(t, p, head, func(chunk []byte) []byte {
-		return append(append([]byte(strconv.FormatInt(int64(len(chunk)), 16)+"\r\n"), chunk...), "\r\n"...)
-	})
-	// The limit, plus up to twice the 256 KiB net/http reads past a body
-	// left unfinished, hoping to keep the connection: far from the 50 MiB
-	// offered.
-	res.check(t, 2<<20)
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			p := tr.start(t, "-db", ":memory:")
+			head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n",
+				p.path("/content/users/jsmith/moveItems"), p.host())
+			res := offerBody(t, p, head, func(chunk []byte) []byte {
+				return append(append([]byte(strconv.FormatInt(int64(len(chunk)), 16)+"\r\n"), chunk...), "\r\n"...)
+			})
+			// The limit, plus up to twice the 256 KiB net/http reads past a
+			// body left unfinished, hoping to keep the connection: far from
+			// the 50 MiB offered.
+			res.check(t, 2<<20)
+		})
+	}
 }
 
 // offered is what happened to a body offered by offerBody.
@@ -69,17 +87,9 @@ type offered struct {
 // included).
 func offerBody(t *testing.T, p *process, head string, frame func([]byte) []byte) offered {
 	t.Helper()
-	conn, err := net.Dial("tcp", p.host())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	// A small send buffer keeps the client's own kernel buffer from
-	// swallowing a large part of the body unseen.
-	if err := conn.(*net.TCPConn).SetWriteBuffer(64 << 10); err != nil {
-		t.Fatal(err)
-	}
 	before := procField(t, p.pid(), "io", "rchar")
+	conn := p.dial(t)
+	defer conn.Close()
 
 	var res offered
 	type answer struct {
@@ -165,17 +175,22 @@ func (o offered) check(t *testing.T, maxRead int64) {
 }
 
 // A client that sends its headers a byte at a time is cut off by
-// -read-header-timeout before it is done; so is one that sends nothing.
+// -read-header-timeout before it is done; so is one that sends nothing
+// (over HTTPS, not even the TLS handshake).
 func TestSlowHeadersCutOff(t *testing.T) {
-	p := startPortald(t, "-db", ":memory:", "-read-header-timeout", "1s")
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			testSlowHeadersCutOff(t, tr.start(t, "-db", ":memory:", "-read-header-timeout", "1s"))
+		})
+	}
+}
+
+func testSlowHeadersCutOff(t *testing.T, p *process) {
 	// At one byte per 100 ms these headers take about 10 s to send, ten
 	// times the timeout.
 	head := "GET /health HTTP/1.1\r\nHost: " + p.host() + "\r\nX-Slow: " + strings.Repeat("s", 60) + "\r\n\r\n"
 
-	conn, err := net.Dial("tcp", p.host())
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := p.dial(t)
 	defer conn.Close()
 	silent, err := net.Dial("tcp", p.host())
 	if err != nil {
@@ -303,17 +318,21 @@ func TestIdleConnectionsMemory(t *testing.T) {
 
 // Keep-alive connections left idle are closed by -idle-timeout.
 func TestIdleConnectionsClosed(t *testing.T) {
-	// A read-header timeout far beyond the idle one and the wait below: a
-	// close seen here is the idle timeout's.
-	p := startPortald(t, "-db", ":memory:", "-idle-timeout", "1s", "-read-header-timeout", "5m")
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			// A read-header timeout far beyond the idle one and the wait
+			// below: a close seen here is the idle timeout's.
+			testIdleConnectionsClosed(t, tr.start(t, "-db", ":memory:", "-idle-timeout", "1s", "-read-header-timeout", "5m"))
+		})
+	}
+}
+
+func testIdleConnectionsClosed(t *testing.T, p *process) {
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
-		c, err := net.Dial("tcp", p.host())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := p.dial(t)
 		defer c.Close()
 		if resp := getHealth(t, c, p.host()); resp.Close {
 			t.Fatal("the server closed a keep-alive connection after one request")
@@ -360,6 +379,31 @@ func getHealth(t *testing.T, c net.Conn, host string) *http.Response {
 	return resp
 }
 
+// dial connects to portald as a client would, over TLS (HTTP/1.1) when it
+// serves HTTPS. A small send buffer keeps the client's own kernel buffer
+// from swallowing a large part of a body unseen.
+func (p *process) dial(t *testing.T) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", p.host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.(*net.TCPConn).SetWriteBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+	if p.CertFile == "" {
+		return conn
+	}
+	cfg := tlsConfig(t, p.CertFile)
+	cfg.ServerName, _, _ = net.SplitHostPort(p.host())
+	tc := tls.Client(conn, cfg)
+	if err := tc.HandshakeContext(t.Context()); err != nil {
+		conn.Close()
+		t.Fatalf("TLS handshake: %v", err)
+	}
+	return tc
+}
+
 // host is portald's host:port.
 func (p *process) host() string {
 	u, _ := url.Parse(p.Root)
@@ -393,4 +437,62 @@ func procField(t *testing.T, pid int, file, field string) int64 {
 	}
 	t.Fatalf("/proc/%d/%s has no %s", pid, file, field)
 	return 0
+}
+
+// lazyBody yields n bytes of "a", counting those read.
+type lazyBody struct {
+	n, read int64
+}
+
+func (b *lazyBody) Read(p []byte) (int, error) {
+	if b.read >= b.n {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), b.n-b.read)]
+	for i := range p {
+		p[i] = 'a'
+	}
+	b.read += int64(len(p))
+	return len(p), nil
+}
+
+// Over HTTP/2 (HTTPS) the body limits hold as over HTTP/1.1: a body
+// announced larger than 1 MiB is refused from its length, one whose length
+// is not announced is read up to the limit; neither is read whole.
+func TestBodyOverLimitOverHTTP2(t *testing.T) {
+	p := startPortaldTLS(t, "-db", ":memory:")
+	for _, announced := range []bool{true, false} {
+		t.Run(fmt.Sprintf("announced=%v", announced), func(t *testing.T) {
+			body := &lazyBody{n: hugeBody}
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, p.URL+"/content/users/jsmith/moveItems", body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			if announced {
+				req.ContentLength = hugeBody
+			}
+			before := procField(t, p.pid(), "io", "rchar")
+			resp, err := p.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var env map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&env)
+			resp.Body.Close()
+			read := procField(t, p.pid(), "io", "rchar") - before
+			t.Logf("%s: client offered %d of %d bytes; portald read %d; answer %s", resp.Proto, body.read, hugeBody, read, resp.Status)
+			if resp.ProtoMajor != 2 {
+				t.Fatalf("spoke %s, want HTTP/2", resp.Proto)
+			}
+			if e, _ := env["error"].(map[string]any); resp.StatusCode != http.StatusRequestEntityTooLarge || e == nil || e["code"] != float64(413) {
+				t.Errorf("answer %s %v, want 413 with the envelope", resp.Status, env)
+			}
+			// The limit, and what HTTP/2 flow control lets a client send
+			// before the server reads: far from the 50 MiB offered.
+			if read > 8<<20 {
+				t.Errorf("portald read %d bytes of a %d-byte body", read, hugeBody)
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orgportal/portal-api/internal/tlscert"
 )
 
 var (
@@ -47,11 +50,19 @@ func portaldBinary(t testing.TB) string {
 type process struct {
 	URL  string // API base, ending in /sharing/rest
 	Root string
-	cmd  *exec.Cmd
-	done chan error
+	// CertFile is the HTTPS certificate the start-up line names, "" over
+	// HTTP; client trusts it.
+	CertFile string
+	client   *http.Client
+	line     string // the start-up line
+	cmd      *exec.Cmd
+	done     chan error
 }
 
-var listening = regexp.MustCompile(`API at (http://\S+/sharing/rest)`)
+var (
+	listening = regexp.MustCompile(`API at (https?://\S+/sharing/rest)`)
+	certified = regexp.MustCompile(`HTTPS certificate (\S+) \(`)
+)
 
 // startPortald starts portald with args and waits for its start-up line. It
 // is stopped with SIGTERM when the test ends.
@@ -68,22 +79,27 @@ func startPortald(t testing.TB, args ...string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, done: make(chan error, 1)}
+	p := &process{cmd: cmd, done: make(chan error, 1), client: http.DefaultClient}
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				lines <- m[1]
+			if listening.MatchString(sc.Text()) {
+				lines <- sc.Text()
 			}
 		}
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	go func() { p.done <- cmd.Wait() }()
 	select {
-	case u := <-lines:
-		p.URL = u
-		p.Root = strings.TrimSuffix(u, "/sharing/rest")
+	case line := <-lines:
+		p.line = line
+		p.URL = listening.FindStringSubmatch(line)[1]
+		p.Root = strings.TrimSuffix(p.URL, "/sharing/rest")
+		if m := certified.FindStringSubmatch(line); m != nil {
+			p.CertFile = m[1]
+			p.client = trusting(t, p.CertFile)
+		}
 	case err := <-p.done:
 		t.Fatalf("portald exited before listening: %v\n%s", err, stderr.String())
 	case <-time.After(60 * time.Second):
@@ -92,6 +108,31 @@ func startPortald(t testing.TB, args ...string) *process {
 	}
 	t.Cleanup(func() { p.stop(t) })
 	return p
+}
+
+// startPortaldTLS starts portald serving HTTPS with a pair it generates in
+// a directory of the test's.
+func startPortaldTLS(t testing.TB, args ...string) *process {
+	t.Helper()
+	dir := t.TempDir()
+	return startPortald(t, append([]string{"-tls", "-tls-cert", filepath.Join(dir, "cert.pem"), "-tls-key", filepath.Join(dir, "key.pem")}, args...)...)
+}
+
+// trusting is an HTTP client that trusts the certificates of file, as one
+// given it as its CA file does; it speaks HTTP/2 when the server offers it.
+func trusting(t testing.TB, file string) *http.Client {
+	t.Helper()
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig(t, file), ForceAttemptHTTP2: true}}
+}
+
+// tlsConfig trusts the certificates of file.
+func tlsConfig(t testing.TB, file string) *tls.Config {
+	t.Helper()
+	cfg, err := tlscert.ClientConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 func (p *process) stop(t testing.TB) {
@@ -123,7 +164,7 @@ func (p *process) pid() int { return p.cmd.Process.Pid }
 // healthy reports whether /health answers 200.
 func (p *process) healthy(ctx context.Context) bool {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.Root+"/health", nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := p.client.Do(req)
 	if err != nil {
 		return false
 	}

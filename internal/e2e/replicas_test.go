@@ -34,7 +34,11 @@ func replicas(t *testing.T, n int) []*process {
 
 func clientFor(t *testing.T, p *process, token string) *client.Client {
 	t.Helper()
-	c, err := client.New(p.URL, client.WithToken(token))
+	opts := []client.Option{client.WithToken(token)}
+	if p.CertFile != "" {
+		opts = append(opts, client.WithHTTPClient(p.client))
+	}
+	c, err := client.New(p.URL, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,11 +129,15 @@ func New(cfg Config) (*API, error) {
 	e.HTTPErrorHandler = s.errorHandler
 	e.Pre(cleanPath)
 	e.Use(s.recoverPanics, s.logRequests)
+	if cfg.Hooks != nil {
+		e.Use(s.unmatched)
+	}
 	e.GET("/health", s.health)
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml; charset=utf-8", portalapi.YAML)
 	})
 	e.GET("/docs", func(c echo.Context) error { return c.HTMLBlob(http.StatusOK, docs.ReferenceHTML) })
+	e.GET("/favicon.ico", func(c echo.Context) error { return c.Blob(http.StatusOK, "image/x-icon", docs.Favicon) })
 	// Each operation is routed once, by echo, to its generated handler behind
 	// the one middleware that holds what start-up computed for it.
 	perOp := make(map[string][]echo.MiddlewareFunc, len(ops))

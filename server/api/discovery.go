@@ -2,34 +2,23 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"strings"
 
 	"github.com/orgportal/portal-api/gen"
 	"github.com/orgportal/portal-api/server"
 )
 
-// origin is the scheme and host the request reached, as the client wrote
-// them (https://portal.example.org:8443): every URL the server writes into
-// an answer starts with it, so that a client reaches the portal again the
-// way it did.
-func origin(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
-// where returns the request's origin, the portal's address (origin and
-// context) and whether it came over HTTPS; empty outside a request.
+// where returns the request's origin and the portal's address (origin
+// and context), as RequestBase gives them, and whether the request came
+// over HTTPS (as the proxy in front says, when there is one); empty outside
+// a request.
 func (h *handlers) where(ctx context.Context) (orig, portal string, tls bool) {
 	cl := callOf(ctx)
 	if cl == nil || cl.req == nil {
 		return "", "", false
 	}
-	orig = origin(cl.req)
-	return orig, orig + h.context, cl.req.TLS != nil
+	orig, portal = RequestBase(cl.req, h.context)
+	return orig, portal, strings.HasPrefix(orig, "https://")
 }
 
 func (h *handlers) GetRoot(ctx context.Context, _ gen.GetRootRequestObject) (gen.GetRootResponseObject, error) {

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -22,13 +23,17 @@ type Hooks interface {
 	// call does.
 	Fault(c *Call) *Fault
 	// Observe is told how each call to an operation ended, whatever step
-	// ended it.
+	// ended it, and how each call that reached no operation was answered
+	// (Call.Operation empty; see unmatched).
 	Observe(c *Call, a Answer)
 }
 
 // Call is one API call as the hooks see it.
 type Call struct {
-	Operation string // the operationId
+	// Operation is the operationId; empty for a call that matched no
+	// operation: an unknown path, a method its path does not answer, or an
+	// operation the emulated version does not have.
+	Operation string
 	Method    string
 	Path      string
 	// ParamNames and ParamValues are the path parameters, in path order;
@@ -89,6 +94,68 @@ type Answer struct {
 	Fault       string // the id of the fault that fired, if any
 	Dropped     bool
 	Duration    time.Duration
+}
+
+// unmatched tells Hooks.Observe of each call that reached no operation,
+// answered 404 by any route (every path of the server but the emulator's
+// own, which never reach the API): with it a client's author sees what
+// their client asked for that the server does not have. Its Form is the
+// query and a form body of up to freeBodyBytes; nothing validated it.
+func (s *srv) unmatched(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if !routingMiss(err) {
+			return err
+		}
+		r := c.Request()
+		hc := &Call{Method: r.Method, Path: r.URL.Path, Start: start}
+		hc.Form, hc.Token = unmatchedParams(r)
+		if hc.Token != "" {
+			// Only to name the caller: a refused token leaves User empty.
+			if p, aerr := s.svc.Authenticate(r.Context(), hc.Token); aerr == nil {
+				hc.User = p.User.Username
+			}
+		}
+		s.cfg.Hooks.Observe(hc, Answer{Status: errNotFound.status, Code: errNotFound.body.Code, Duration: time.Since(start)})
+		return err
+	}
+}
+
+// routingMiss reports whether err is the answer of a call that reached no
+// operation: echo's own 404 and 405 (errorHandler answers both as 404), and
+// errNotFound from the catch-all under the API root and from serve's gate.
+func routingMiss(err error) bool {
+	if err == errNotFound {
+		return true
+	}
+	var he *echo.HTTPError
+	return errors.As(err, &he) && (he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed)
+}
+
+// unmatchedParams reads what a call no operation took sent: its query, a
+// URL-encoded or multipart body of up to freeBodyBytes over it (a larger
+// body, or another kind, is left unread), and the token, taken out of them
+// and the headers as readParams does.
+func unmatchedParams(r *http.Request) (url.Values, string) {
+	query, _ := url.ParseQuery(r.URL.RawQuery) // what parsed, when some did not
+	form := url.Values{}
+	if r.Body != nil && r.ContentLength <= freeBodyBytes && r.ContentLength != 0 {
+		raw, err := io.ReadAll(io.LimitReader(r.Body, freeBodyBytes+1))
+		if err == nil && len(raw) <= freeBodyBytes {
+			if body, err := parseBody(r.Header.Get(echo.HeaderContentType), raw); err == nil {
+				form = body
+			}
+		}
+	}
+	token := first(form.Get("token"), query.Get("token"), bearer(r.Header.Get("X-Esri-Authorization")), bearer(r.Header.Get(echo.HeaderAuthorization)))
+	for k, vs := range query {
+		if _, inBody := form[k]; !inBody {
+			form[k] = vs
+		}
+	}
+	delete(form, "token")
+	return form, token
 }
 
 // observe starts the Call of a request routed to an operation.

@@ -145,6 +145,13 @@ func TestSideRoutes(t *testing.T) {
 	if !bytes.Equal(page, docs.ReferenceHTML) || len(page) == 0 {
 		t.Error("/docs is not the reference page")
 	}
+	resp, err = http.Get(p.Root + "/favicon.ico")
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/x-icon" {
+		t.Fatalf("favicon.ico: %v %v", err, resp)
+	}
+	if icon, _ := io.ReadAll(resp.Body); !bytes.Equal(icon, docs.Favicon) || len(icon) == 0 {
+		t.Error("/favicon.ico is not the favicon")
+	}
 	ok(t, move(t, p, pt.MemberToken, pt.RoadsItem, pt.ArchiveFolder))
 	resp, err = http.Post(p.Root+"/emulator/reset", "application/json", nil)
 	if err != nil || resp.StatusCode != 200 {

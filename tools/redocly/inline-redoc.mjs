@@ -2,7 +2,8 @@
 // always loads Redoc's browser bundle from cdn.redocly.com, so the page would
 // not render offline nor behind a strict Content-Security-Policy. This script
 // replaces that <script src> with the same bundle inlined from the pinned
-// redoc package, and fails when the page or the versions are not as expected.
+// redoc package, keeps the bundle from loading its logo from cdn.redoc.ly,
+// and fails when the page or the versions are not as expected.
 //
 // Usage: node inline-redoc.mjs IN.html OUT.html
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -23,13 +24,23 @@ if (license.includes('*/')) {
   console.error('redoc/LICENSE contains "*/": cannot put it in a comment');
   process.exit(1);
 }
-const bundle =
+let bundle =
   `/*! redoc ${version}\n${license}*/\n` +
   readFileSync(`${bundlePath}.LICENSE.txt`, 'utf8') +
   readFileSync(bundlePath, 'utf8').replace(
     '/*! For license information please see redoc.standalone.js.LICENSE.txt */',
     '',
   );
+// The side menu's Redocly logo is an <img> of cdn.redoc.ly, added by the
+// script after load, which hides it when it fails to load. An empty src
+// fails without a request: the page keeps the "API docs by Redocly" link
+// and asks no other origin for anything.
+const logo = '"https://cdn.redoc.ly/redoc/logo-mini.svg"';
+if (bundle.split(logo).length !== 2) {
+  console.error(`redoc.standalone.js: expected the logo URL ${logo} once: see what this redoc loads from another origin`);
+  process.exit(1);
+}
+bundle = bundle.replace(logo, '""');
 // A closing tag inside the bundle would end the inline script early.
 if (/<\/script/i.test(bundle)) {
   console.error('redoc.standalone.js contains "</script": cannot inline it');
@@ -51,8 +62,8 @@ if (tags[0][1] !== version) {
 // A function replacement: a string one would expand "$&" and the like found in the bundle.
 const out = page.replace(tags[0][0], () => `<script>${bundle}</script>`);
 // Links (<a href>) may point anywhere; what the page loads may not.
-if (/<(?:script|img|iframe)\b[^>]*\bsrc="(?:https?:)?\/\/|<link\b[^>]*\bhref="(?:https?:)?\/\//i.test(out)) {
-  console.error(`${input}: still loads a resource from another origin (build with --disableGoogleFont)`);
+if (/<(?:script|img|iframe)\b[^>]*\bsrc="(?:https?:)?\/\/|<link\b[^>]*\bhref="(?:https?:)?\/\/|cdn\.redoc/i.test(out)) {
+  console.error(`${input}: still loads a resource from another origin (see tools/redocly/template.hbs)`);
   process.exit(1);
 }
 writeFileSync(output, out);

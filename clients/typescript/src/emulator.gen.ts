@@ -196,6 +196,14 @@ export interface paths {
          * Read the journal
          * @description The API calls the emulator answered, oldest first. The journal keeps the last `-journal-size`
          *     calls (10,000 by default), and at most 64 MiB of them.
+         *
+         *     Calls that matched no operation of openapi.yaml are journaled too, with the operation
+         *     `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/search`) or elsewhere
+         *     (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
+         *     operation the emulated version does not have. `?unmatched=true` lists what a client asked for
+         *     that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never
+         *     journaled, nor the answered ones of `/health`, `/openapi.yaml`, `/docs`, `/emulator.yaml` and
+         *     `/docs/emulator`.
          */
         get: operations["listRequests"];
         put?: never;
@@ -266,6 +274,18 @@ export interface components {
             name: string;
             roles?: components["schemas"]["OrganizationRole"][];
             users?: components["schemas"]["OrganizationUser"][];
+            /** @description Applications registered for OAuth 2.0 sign-in. */
+            apps?: components["schemas"]["OrganizationApp"][];
+        };
+        /**
+         * @description An application registered for OAuth 2.0 sign-in; without `clientSecret`, a public client (no client
+         *     credentials). A redirect URI on a loopback host (127.0.0.1, ::1, localhost) takes any port (RFC 8252).
+         */
+        OrganizationApp: {
+            clientId: string;
+            /** Format: password */
+            clientSecret?: string;
+            redirectUris: string[];
         };
         OrganizationUser: {
             username: string;
@@ -364,13 +384,17 @@ export interface components {
              * @description When the call arrived, on the emulator's clock.
              */
             time: string;
+            /** @description The operationId of openapi.yaml, or `(unmatched)` for a call that matched none (no operationId is spelled so). */
             operation: string;
             method: string;
             path: string;
             /**
              * @description The parameters as decoded: JSON documents as JSON, id lists as arrays, path parameters
              *     included; `token` stands as the user name it belongs to, `password` as `(redacted)`, and a
-             *     value longer than 64 KiB as `(not kept: N bytes)`.
+             *     value longer than 64 KiB as `(not kept: N bytes)`. Of an unmatched call, which nothing
+             *     validated, the query and a form body of up to 64 KiB: names, with the values of `f`,
+             *     `grant_type` and `response_type` only, the others as `(not kept)` (a secret may come under
+             *     any name).
              */
             params: {
                 [key: string]: unknown;
@@ -720,8 +744,13 @@ export interface operations {
     listRequests: {
         parameters: {
             query?: {
-                /** @description Only the calls of this operationId of openapi.yaml. */
+                /** @description Only the calls of this operationId of openapi.yaml, or with `(unmatched)` the calls that matched none. */
                 operation?: string;
+                /**
+                 * @description `true`: only the calls that matched no operation (as `operation=(unmatched)`); `false`: only the
+                 *     calls that matched one. Refused with an `operation` that says otherwise.
+                 */
+                unmatched?: boolean;
                 /** @description Only the calls whose `seq` is greater. */
                 since?: number;
                 /** @description At most this many calls (the oldest that match). */

@@ -39,8 +39,13 @@ export interface EmulatorClient {
   faults(): Promise<EmulatorFault[]>;
   removeFault(id: string): Promise<void>;
   clearFaults(): Promise<void>;
-  /** The journal, oldest first; `operation` is an operationId of openapi.yaml. */
-  requests(query?: { operation?: string; since?: number; limit?: number }): Promise<EmulatorRequest[]>;
+  /**
+   * The journal, oldest first; `operation` is an operationId of openapi.yaml, or "(unmatched)";
+   * `unmatched: true` keeps the calls that matched no operation, `false` the others.
+   */
+  requests(query?: { operation?: string; unmatched?: boolean; since?: number; limit?: number }): Promise<EmulatorRequest[]>;
+  /** The calls that matched no operation (404): what a client asked for that the emulator does not have. */
+  unmatched(): Promise<EmulatorRequest[]>;
   clearRequests(): Promise<void>;
   clock(): Promise<EmulatorClockState>;
   /** Moves the clock by a Go duration such as "2h" or "-90s". */
@@ -92,6 +97,7 @@ export function createEmulatorClient(origin: string, options: EmulatorClientOpti
     removeFault: (id) => done(raw.DELETE("/emulator/faults/{id}", { params: { path: { id } }, ...empty })),
     clearFaults: () => done(raw.DELETE("/emulator/faults", empty)),
     requests: async (query = {}) => value(await raw.GET("/emulator/requests", { params: { query } })).requests,
+    unmatched: async () => value(await raw.GET("/emulator/requests", { params: { query: { unmatched: true } } })).requests,
     clearRequests: () => done(raw.DELETE("/emulator/requests", empty)),
     clock: async () => value(await raw.GET("/emulator/clock")),
     advanceClock: async (by) => value(await raw.POST("/emulator/clock", { body: { advance: by } })),

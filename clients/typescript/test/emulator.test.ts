@@ -83,3 +83,26 @@ test("snapshot, restore, clock and organizations through the typed client", asyn
   const refused = await emu.addFault({ operation: "noSuchOperation", error: { code: 500 } }).catch((e: unknown) => e);
   assert.ok(refused instanceof EmulatorError && refused.status === 400 && refused.details.some((d) => d.startsWith("operation:")), String(refused));
 });
+
+test("the journal lists what a client called that the emulator does not have", async () => {
+  const origin = new URL(base).origin;
+  for (const url of [`${origin}/rest/services?f=json`, `${base}/search?q=roads&f=json&token=${demo.memberToken}`]) {
+    const r = await fetch(url);
+    assert.equal(r.status, 404);
+    await r.body?.cancel();
+  }
+  await getPortalSettings(demo.portalId, { portal: base, authentication: admin });
+  const missing = await emu.unmatched();
+  assert.deepEqual(
+    missing.map((c) => [c.operation, c.method, c.path, c.answer.status, c.caller ?? null]),
+    [
+      ["(unmatched)", "GET", "/rest/services", 404, null],
+      ["(unmatched)", "GET", "/sharing/rest/search", 404, demo.member],
+    ],
+  );
+  assert.deepEqual(missing[1]?.params, { f: "json", q: "(not kept)", token: demo.member });
+  assert.deepEqual(
+    (await emu.requests({ unmatched: false })).map((c) => c.operation),
+    ["getSettings"],
+  );
+});

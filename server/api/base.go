@@ -1,0 +1,122 @@
+package api
+
+import (
+	"net"
+	"net/http"
+	"strings"
+)
+
+// RequestBase returns the origin a request came in on, scheme://host[:port]
+// as the client addressed the server, and base, that origin followed by
+// context (Config.Context: "" or "/name"). Every URL the server writes into
+// an answer starts with base, such as base + "/sharing/rest/generateToken",
+// so that it names the server as the client reached it: over HTTPS or not,
+// by whichever name, port and context.
+//
+// The scheme is https when the request came over TLS, http otherwise; the
+// host is the Host header (the connection's local address when there is
+// none). A proxy in front of the server may say what the client used
+// instead: the first element of Forwarded (RFC 7239, its proto= and host=),
+// or else the first value of X-Forwarded-Proto and X-Forwarded-Host.
+// They are honoured from any peer, with no setting: like the Host header
+// they only change the URLs written back to the client that sent them, and
+// nothing is decided on them (sign-in throttling reads the connection's
+// peer, see withClientAddr). A value that is not http or https, or not a
+// host[:port], is ignored.
+func RequestBase(r *http.Request, context string) (origin, base string) {
+	scheme, host := "http", r.Host
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if host == "" {
+		host = localHost(r)
+	}
+	proto, fhost := forwarded(r.Header)
+	if proto != "" {
+		scheme = proto
+	}
+	if fhost != "" {
+		host = fhost
+	}
+	origin = scheme + "://" + host
+	return origin, origin + context
+}
+
+// forwarded reads the scheme and host a proxy says the client used; either
+// is "" when not said, or not said well.
+func forwarded(h http.Header) (proto, host string) {
+	if v := h.Get("Forwarded"); v != "" {
+		elem, _, _ := strings.Cut(v, ",")
+		for pair := range strings.SplitSeq(elem, ";") {
+			k, val, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			if !ok {
+				continue
+			}
+			val = strings.Trim(val, `"`)
+			switch strings.ToLower(k) {
+			case "proto":
+				proto = val
+			case "host":
+				host = val
+			}
+		}
+	}
+	if proto == "" {
+		proto, _, _ = strings.Cut(h.Get("X-Forwarded-Proto"), ",")
+	}
+	if host == "" {
+		host, _, _ = strings.Cut(h.Get("X-Forwarded-Host"), ",")
+	}
+	proto = strings.ToLower(strings.TrimSpace(proto))
+	if proto != "http" && proto != "https" {
+		proto = ""
+	}
+	host = strings.TrimSpace(host)
+	if !validHost(host) {
+		host = ""
+	}
+	return proto, host
+}
+
+// validHost reports whether s is a host name or IP address with an
+// optional port, as a Host header holds it: nothing that could end the
+// authority of a URL (/, ?, #, @) or break a header.
+func validHost(s string) bool {
+	name, port, hasPort := s, "", false
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 || net.ParseIP(s[1:end]) == nil || !strings.Contains(s[1:end], ":") {
+			return false
+		}
+		name, port = "", s[end+1:]
+		if port != "" {
+			if port[0] != ':' {
+				return false
+			}
+			port, hasPort = port[1:], true
+		}
+	} else if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		name, port, hasPort = s[:i], s[i+1:], true
+	}
+	if name == "" && !strings.HasPrefix(s, "[") {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	if hasPort && (port == "" || len(port) > 5 || strings.Trim(port, "0123456789") != "") {
+		return false
+	}
+	return true
+}
+
+// localHost is the address the connection reached, for a request without a
+// Host header (HTTP/1.0).
+func localHost(r *http.Request) string {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return a.String()
+	}
+	return "localhost"
+}

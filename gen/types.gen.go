@@ -403,6 +403,9 @@ type Item struct {
 	Tags        *[]string `json:"tags,omitempty"`
 	Title       string    `json:"title"`
 	Type        string    `json:"type"`
+
+	// TypeKeywords Keywords refining the item's type (such as `Table` for a feature service of tables); none here.
+	TypeKeywords *[]string `json:"typeKeywords,omitempty"`
 }
 
 // ItemError defines model for ItemError.
@@ -428,6 +431,9 @@ type ItemResponse struct {
 	Tags        *[]string  `json:"tags,omitempty"`
 	Title       *string    `json:"title,omitempty"`
 	Type        *string    `json:"type,omitempty"`
+
+	// TypeKeywords Keywords refining the item's type (such as `Table` for a feature service of tables); none here.
+	TypeKeywords *[]string `json:"typeKeywords,omitempty"`
 }
 
 // ItemResult defines model for ItemResult.

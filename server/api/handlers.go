@@ -417,7 +417,7 @@ func (h *handlers) AddItemToFolder(ctx context.Context, r gen.AddItemToFolderReq
 }
 
 func toGenItem(it server.Item) gen.Item {
-	out := gen.Item{Id: it.ID, Owner: it.Owner, Title: it.Title, Type: it.Type, Tags: ptr(it.Tags),
+	out := gen.Item{Id: it.ID, Owner: it.Owner, Title: it.Title, Type: it.Type, TypeKeywords: ptr([]string{}), Tags: ptr(it.Tags),
 		Description: ptr(it.Description), Created: millis(it.Created), Modified: millis(it.Modified)}
 	if out.Tags == nil || *out.Tags == nil {
 		out.Tags = ptr([]string{})

@@ -47,7 +47,7 @@ func TestJournalRecordsUnmatchedCalls(t *testing.T) {
 		{method: "PUT", path: "/portal/sharing/rest/portals/self/settings/update", body: "token=" + memberToken,
 			params: map[string]any{"token": "jsmith"}, caller: "jsmith"},
 		// Outside the context.
-		{method: "GET", path: "/favicon.ico", params: map[string]any{}},
+		{method: "GET", path: "/robots.txt", params: map[string]any{}},
 	}
 	for _, c := range calls {
 		req, err := http.NewRequest(c.method, hs.URL+c.path, strings.NewReader(c.body))

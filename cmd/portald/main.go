@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/orgportal/portal-api/emulator"
-	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server/seed"
 )
 
@@ -47,7 +46,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, func(cfg Config) { setMemoryLimit(cfg.MemoryLimit, os.Getenv) })
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "portald:", err)
@@ -68,10 +67,23 @@ func setGCPercent(getenv func(string) string) int {
 	return defaultGCPercent
 }
 
+// setMemoryLimit applies limit as the runtime's soft memory limit unless
+// GOMEMLIMIT is set, and returns the limit in force.
+func setMemoryLimit(limit int64, getenv func(string) string) int64 {
+	if getenv("GOMEMLIMIT") != "" {
+		// Read without changing it: the runtime has applied GOMEMLIMIT.
+		return debug.SetMemoryLimit(-1)
+	}
+	debug.SetMemoryLimit(limit)
+	return limit
+}
+
 // run starts the emulator and serves until ctx is cancelled, then stops
 // accepting connections, lets requests in flight finish and closes the
-// store. Its first line on stdout names the address it listens on.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) (err error) {
+// store. Its first line on stdout names the address it listens on. tune,
+// when not nil, is given the configuration before anything starts: the
+// settings of the whole process are main's, not those of a test calling run.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, tune func(Config)) (err error) {
 	cfg, err := Load(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		usage(stdout, getenv)
@@ -79,6 +91,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	if err != nil {
 		return err
+	}
+	if tune != nil {
+		tune(cfg)
 	}
 
 	logOut := newLogWriter(os.Stderr)
@@ -114,7 +129,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	srv := &http.Server{
-		Handler:           busypoll.Handler(emu, cfg.BusyPoll),
+		Handler:           emu,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -122,7 +137,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(busypoll.Listener(ln)) }()
+	go func() { served <- srv.Serve(ln) }()
 
 	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, emu.Seeded()))
 	logger.Info("serving", "addr", ln.Addr().String(), "version", cfg.Version, "deployment", cfg.Deployment)

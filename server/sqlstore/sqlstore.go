@@ -28,7 +28,6 @@ import (
 	sqlite3 "modernc.org/sqlite" // also registers the "sqlite" driver
 	sqlite3lib "modernc.org/sqlite/lib"
 
-	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server"
 )
 
@@ -94,9 +93,6 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// prepared statements: a server runs best with a few backends per
 		// core.
 		cfg.MaxConns = int32(PGConns())
-		// Reads poll while the process serves one request (busypoll);
-		// the token watcher's connection, which waits for ever, does not.
-		cfg.ConnConfig.DialFunc = busypoll.Dial
 		// What a write sent as one pipeline without BEGIN runs at
 		// (pgTx.commitAlone, writeGroups), whatever the server's default.
 		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"

@@ -151,8 +151,8 @@ func run() error {
 
 	fmt.Println("\nWhat the platform does alone, in the same rounds: pgbench's upsert latency, and the floor server, echo sending the")
 	fmt.Println("same statements through pgx and nothing else (internal/bench/floor -db): no validation, no token, no journal;")
-	fmt.Println("it polls as portald does (internal/busypoll) but sends one statement per request and commits each alone, where portald")
-	fmt.Println("merges concurrent reads and commits concurrent writes of one row together:")
+	fmt.Println("it sends one statement per request and commits each alone, where portald merges concurrent reads")
+	fmt.Println("and commits concurrent writes of one row together:")
 	fmt.Println()
 	fmt.Println("| clients | pgbench upsert p99 | floor update req/s | p99 | CPU/req | ÷ pgbench | portald ÷ floor | floor read req/s | CPU/req | ÷ pgbench | portald ÷ floor |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")

@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/orgportal/portal-api/server"
 )
 
 // adminPrefix is where the emulator's own endpoints live, at the server
@@ -49,7 +51,7 @@ func (s *Server) adminHandler() http.Handler {
 			s.answer(w, r, func(*http.Request) (any, error) { return nil, err })
 			return
 		}
-		mux.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r.WithContext(server.WithRequest(r.Context())))
 	})
 }
 

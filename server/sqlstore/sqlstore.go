@@ -355,8 +355,14 @@ const pgMaxAttempts = 10
 // statement alone; a fn found to need more is run again in a transaction, and
 // its site remembered so that it starts in one from then on.
 func (s *Store) run(ctx context.Context, readOnly bool, site uintptr, fn func(t *tx) error) error {
-	if !readOnly && s.gc != nil {
-		return s.update(ctx, fn)
+	if !readOnly {
+		if err := server.EnterUpdate(ctx); err != nil {
+			return err
+		}
+		defer server.LeaveUpdate(ctx)
+		if s.gc != nil {
+			return s.update(ctx, fn)
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		err := s.runOnce(ctx, readOnly, site, fn)

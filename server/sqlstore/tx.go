@@ -48,6 +48,24 @@ type tx struct {
 	// removals, in a SQLite write, counts the removals of tokens
 	// (Store.TokenRemovals, removedTokens); nil elsewhere.
 	removals *atomic.Uint64
+	// shared: the transaction is a committer group's, shared by the jobs
+	// that run in it one after another (see stmtContext).
+	shared bool
+}
+
+// stmtContext is the context a statement of fn runs with, given fn's. In a
+// committer group a job's context ending must not interrupt a statement:
+// SQLite would roll the whole transaction back, the writes of the group's
+// other jobs with it. The job is stopped before its next statement instead,
+// and its savepoint rolled back.
+func (t *tx) stmtContext(ctx context.Context) (context.Context, error) {
+	if !t.shared || ctx.Done() == nil {
+		return ctx, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
 }
 
 // stmt returns q's prepared statement bound to the transaction; nil when q is
@@ -123,6 +141,10 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if t.readOnly {
 		return nil, errReadOnly
 	}
+	ctx, err := t.stmtContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -134,6 +156,10 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (rows, error) {
+	ctx, err := t.stmtContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -153,6 +179,10 @@ type errRow struct{ err error }
 func (e errRow) Scan(...any) error { return e.err }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) scanner {
+	ctx, err := t.stmtContext(ctx)
+	if err != nil {
+		return errRow{err}
+	}
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

@@ -497,10 +497,3 @@ func (c *committer) commit() {
 		j.answer(j.res)
 	}
 }
-
-// empty reports whether no job waits.
-func (q *jobQueue) empty() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.jobs) == 0
-}

@@ -549,10 +549,16 @@ func TestGroupCommitBound(t *testing.T) {
 	wantCommits(t, s, commits, 2)
 }
 
+// outcome is what a group a, b, x, d came to: each one's error, and how
+// many times the fns of a, b and d ran.
+type outcome struct {
+	a, b, x, d error
+	runs       [3]int32
+}
+
 // groupOf runs a group a, b, x, d whose x runs xfn with x's context, which
-// sqlstore_test_cancel() ends, and returns x's error and how many times each
-// other fn ran.
-func groupOf(t *testing.T, s *watched, xfn func(ctx context.Context, t *tx) error) (aErr, bErr, xErr, dErr error, runs [3]int32) {
+// sqlstore_test_cancel() ends.
+func groupOf(t *testing.T, s *watched, xfn func(ctx context.Context, t *tx) error) outcome {
 	ctx := t.Context()
 	a := block(t, s, "a")
 	var bRuns, dRuns atomic.Int32
@@ -575,7 +581,7 @@ func groupOf(t *testing.T, s *watched, xfn func(ctx context.Context, t *tx) erro
 		return tx.PutToken(ctx, server.Token{Token: "d", Username: "u"})
 	})
 	close(a.release)
-	return <-a.done, <-bCh, <-xCh, <-dCh, [3]int32{a.runs.Load(), bRuns.Load(), dRuns.Load()}
+	return outcome{<-a.done, <-bCh, <-xCh, <-dCh, [3]int32{a.runs.Load(), bRuns.Load(), dRuns.Load()}}
 }
 
 // TestGroupCommitCancelledJob: x's context ends while its statement runs.
@@ -586,7 +592,7 @@ func groupOf(t *testing.T, s *watched, xfn func(ctx context.Context, t *tx) erro
 func TestGroupCommitCancelledJob(t *testing.T) {
 	s := openWatched(t, sqliteFile(t))
 	commits, losts := s.commits.Load(), s.losts.Load()
-	aErr, bErr, xErr, dErr, runs := groupOf(t, s, func(ctx context.Context, t *tx) error {
+	o := groupOf(t, s, func(ctx context.Context, t *tx) error {
 		// sqlstore_test_cancel() ends ctx while this statement runs.
 		if _, err := t.exec(ctx, `INSERT INTO tokens (token, username, expires_ms)
 			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
@@ -595,16 +601,16 @@ func TestGroupCommitCancelledJob(t *testing.T) {
 		}
 		return t.PutToken(ctx, server.Token{Token: "x2", Username: "u"})
 	})
-	for name, err := range map[string]error{"a": aErr, "b": bErr, "d": dErr} {
+	for name, err := range map[string]error{"a": o.a, "b": o.b, "d": o.d} {
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if !errors.Is(xErr, context.Canceled) {
-		t.Errorf("x: %v, want context.Canceled", xErr)
+	if !errors.Is(o.x, context.Canceled) {
+		t.Errorf("x: %v, want context.Canceled", o.x)
 	}
-	if runs != [3]int32{1, 1, 1} {
-		t.Errorf("fns a, b, d ran %v times; want once each", runs)
+	if o.runs != [3]int32{1, 1, 1} {
+		t.Errorf("fns a, b, d ran %v times; want once each", o.runs)
 	}
 	wantTokens(t, s, []string{"a", "b", "d"}, []string{"x", "many1", "many1000", "x2"})
 	wantCommits(t, s, commits, 1)
@@ -621,20 +627,20 @@ func TestGroupCommitCancelledJob(t *testing.T) {
 func TestGroupCommitTransactionLost(t *testing.T) {
 	s := openWatched(t, sqliteFile(t))
 	commits, losts := s.commits.Load(), s.losts.Load()
-	aErr, bErr, xErr, dErr, runs := groupOf(t, s, func(ctx context.Context, t *tx) error {
+	o := groupOf(t, s, func(ctx context.Context, t *tx) error {
 		_, err := t.tx.ExecContext(ctx, "ROLLBACK")
 		return err
 	})
-	for name, err := range map[string]error{"a": aErr, "b": bErr, "x": xErr} {
+	for name, err := range map[string]error{"a": o.a, "b": o.b, "x": o.x} {
 		if err == nil || !strings.Contains(err.Error(), "transaction lost") {
 			t.Errorf("%s: %v, want the transaction lost", name, err)
 		}
 	}
-	if dErr != nil {
-		t.Errorf("d: %v", dErr)
+	if o.d != nil {
+		t.Errorf("d: %v", o.d)
 	}
-	if runs != [3]int32{1, 1, 1} {
-		t.Errorf("fns a, b, d ran %v times; want once each", runs)
+	if o.runs != [3]int32{1, 1, 1} {
+		t.Errorf("fns a, b, d ran %v times; want once each", o.runs)
 	}
 	wantTokens(t, s, []string{"d"}, []string{"a", "b", "x"})
 	wantCommits(t, s, commits, 1)

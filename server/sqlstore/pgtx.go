@@ -97,7 +97,7 @@ func (p *pgTx) readStart(br pgx.BatchResults, begin bool) error {
 		case err != nil && !isPgError(err):
 			return err
 		case err != nil:
-			p.failed = err
+			p.failed = fmt.Errorf("sqlstore: write: %w", err)
 		case w.check != nil:
 			p.failed = w.check(tag)
 		}

@@ -177,7 +177,7 @@ func run() error {
 				updates = append(updates, fmt.Sprintf("%.2f", rd.u.rps/rd.up.rps))
 				reads = append(reads, fmt.Sprintf("%.2f", rd.r.rps/rd.sel.rps))
 			}
-			fmt.Printf("- %d clients: update %s; read %s\n", n, strings.Join(updates, ", "), strings.Join(reads, ", "))
+			fmt.Printf("- %s: update %s; read %s\n", clientsOf(n), strings.Join(updates, ", "), strings.Join(reads, ", "))
 		}
 	}
 

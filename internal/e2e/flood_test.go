@@ -111,18 +111,24 @@ const floodLimit = 150 << 20
 // floodBodySize is the size of each body of a flood: the largest accepted.
 const floodBodySize = 1 << 20
 
+// floodOf starts portald on its default store, a file (kept out of the
+// source tree), and returns it, an anonymous settings/update body of
+// floodBodySize and a client opening a connection per request.
+func floodOf(t *testing.T) (*process, []byte, *http.Client) {
+	p := startPortald(t, "-db", filepath.Join(t.TempDir(), "portal.db"))
+	body := []byte("informationalBanner=" + strings.Repeat("x", floodBodySize-len("informationalBanner=")))
+	tr := &http.Transport{MaxIdleConnsPerHost: -1, DisableKeepAlives: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	return p, body, &http.Client{Transport: tr}
+}
+
 // 500 concurrent anonymous 1 MiB bodies keep portald under 150 MB of
 // resident memory, and /health answers while all of them are in flight:
 // the bodies in flight are bounded, those beyond the bound answered 503
 // with Retry-After.
 func TestFloodOfLargeAnonymousBodies(t *testing.T) {
 	const clients = 500
-	// The default store, a file, kept out of the source tree.
-	p := startPortald(t, "-db", filepath.Join(t.TempDir(), "portal.db"))
-	body := []byte("informationalBanner=" + strings.Repeat("x", floodBodySize-len("informationalBanner=")))
-	tr := &http.Transport{MaxIdleConnsPerHost: -1, DisableKeepAlives: true}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr}
+	p, body, client := floodOf(t)
 
 	var (
 		released = make(chan struct{})
@@ -189,11 +195,7 @@ func TestFastFloodOfLargeAnonymousBodies(t *testing.T) {
 		clients  = 500
 		attempts = 1000 // per body, before the test gives up on it
 	)
-	p := startPortald(t, "-db", filepath.Join(t.TempDir(), "portal.db"))
-	body := []byte("informationalBanner=" + strings.Repeat("x", floodBodySize-len("informationalBanner=")))
-	tr := &http.Transport{MaxIdleConnsPerHost: -1, DisableKeepAlives: true}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr}
+	p, body, client := floodOf(t)
 
 	var (
 		start = make(chan struct{})

@@ -3,17 +3,13 @@ package api_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/orgportal/portal-api/client"
 	pt "github.com/orgportal/portal-api/portaltest"
 	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/server/api"
-	"github.com/orgportal/portal-api/server/seed"
-	"github.com/orgportal/portal-api/server/sqlstore"
 )
 
 // nestProbe is a store that, inside each Update's fn, tries an Update of
@@ -41,21 +37,8 @@ func (p *nestProbe) Update(ctx context.Context, fn func(tx server.Tx) error) err
 // ever.
 func TestRequestContextRefusesNestedUpdates(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	if err := st.Update(ctx, func(tx server.Tx) error { return seed.Demo().Apply(ctx, tx, time.Now()) }); err != nil {
-		t.Fatal(err)
-	}
-	probe := &nestProbe{Store: st}
-	h, err := api.New(api.Config{Store: probe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	probe := &nestProbe{Store: demoStore(t)}
+	srv := serveAPI(t, api.Config{Store: probe})
 	c, err := client.New(srv.URL+"/sharing/rest", client.WithToken(pt.AdminToken))
 	if err != nil {
 		t.Fatal(err)

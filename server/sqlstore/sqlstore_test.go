@@ -419,19 +419,26 @@ func TestPostgresAbortedCommit(t *testing.T) {
 	}
 }
 
+// postgresWithAlice is a PostgreSQL store holding alice of o1 and her token
+// "tok".
+func postgresWithAlice(t *testing.T) *Store {
+	s := openT(t, postgresSchema(t, postgresURL(t)))
+	putAlice(t, s)
+	if err := s.Update(t.Context(), func(tx server.Tx) error {
+		return tx.PutToken(t.Context(), server.Token{Token: "tok", Username: "alice"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // A settings patch opening a PostgreSQL transaction is not waited for:
 // it commits when the confirmed token exists, changes nothing when it is
 // gone or the organization is unknown, and a statement after it still sees
 // it.
 func TestPostgresPatchWithCommit(t *testing.T) {
-	s := openT(t, postgresSchema(t, postgresURL(t)))
+	s := postgresWithAlice(t)
 	ctx := t.Context()
-	putAlice(t, s)
-	if err := s.Update(ctx, func(tx server.Tx) error {
-		return tx.PutToken(ctx, server.Token{Token: "tok", Username: "alice"})
-	}); err != nil {
-		t.Fatal(err)
-	}
 	banner := func(text string) server.Settings {
 		return server.Settings{InformationalBanner: &server.Banner{Text: &text}}
 	}
@@ -527,14 +534,8 @@ func TestPostgresPatchWithCommit(t *testing.T) {
 // (whether or not its organization went too), its organization gone, or
 // neither any more, which runs the write again.
 func TestPostgresUnwrittenWhy(t *testing.T) {
-	s := openT(t, postgresSchema(t, postgresURL(t)))
+	s := postgresWithAlice(t)
 	ctx := t.Context()
-	putAlice(t, s)
-	if err := s.Update(ctx, func(tx server.Tx) error {
-		return tx.PutToken(ctx, server.Token{Token: "tok", Username: "alice"})
-	}); err != nil {
-		t.Fatal(err)
-	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -137,8 +137,10 @@ type TokenWatch interface {
 // was resolved since then needs no Tx.ConfirmToken, which on SQLite is a
 // read of its own.
 type TokenRemovals interface {
-	// TokenRemovals counts the statements that removed, or may have
-	// removed, tokens since the store was opened, starting at 1; ok is
+	// TokenRemovals counts the store's removals of tokens (a Reset, a
+	// snapshot restored, an organization removed: every one that removed,
+	// or may have removed, tokens) since the store was opened, starting at
+	// 1; ok is
 	// false when the store cannot count them (PostgreSQL: other processes
 	// remove tokens too). Read inside an Update's fn, the count includes
 	// every removal committed before that transaction or made earlier in it.

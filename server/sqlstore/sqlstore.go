@@ -58,7 +58,7 @@ type Store struct {
 	// file is the SQLite file as opened, to notice it deleted or replaced
 	// and commits failing; nil for PostgreSQL and ":memory:".
 	file *fileIdentity
-	// removals counts the statements that delete tokens (TokenRemovals),
+	// removals counts the removals of tokens (TokenRemovals),
 	// from 1; SQLite only.
 	removals atomic.Uint64
 	// commitFault, set by tests, stands for a commit the disk refused.

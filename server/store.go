@@ -140,10 +140,10 @@ type TokenRemovals interface {
 	// TokenRemovals counts the store's removals of tokens (a Reset, a
 	// snapshot restored, an organization removed: every one that removed,
 	// or may have removed, tokens) since the store was opened, starting at
-	// 1; ok is
-	// false when the store cannot count them (PostgreSQL: other processes
-	// remove tokens too). Read inside an Update's fn, the count includes
-	// every removal committed before that transaction or made earlier in it.
+	// 1; ok is false when the store cannot count them (PostgreSQL: other
+	// processes remove tokens too). Read inside an Update's fn, the count
+	// includes every removal committed before that transaction or made
+	// earlier in it.
 	TokenRemovals() (n uint64, ok bool)
 }
 

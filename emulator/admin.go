@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/server/api"
 )
 
@@ -51,7 +52,7 @@ func (s *Server) adminHandler() http.Handler {
 			s.answer(w, r, func(*http.Request) (any, error) { return nil, err })
 			return
 		}
-		mux.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r.WithContext(server.WithRequest(r.Context())))
 	})
 }
 
@@ -59,13 +60,16 @@ func (s *Server) adminHandler() http.Handler {
 // shared design "Who may call it"): never a web page, loopback only unless
 // AllowRemoteAdmin, and with the admin token when one is set.
 //
-// A web page can send a cross-site POST without asking (a "simple"
-// request: a form's content types, or none), and its answer does not
-// matter to an attacker who wants the store wiped. Requiring
-// application/json makes the browser ask first with a preflight, which
-// the emulator never grants; refusing a foreign Origin (or a cross-site
-// Sec-Fetch-Site) stops the rest. On loopback, the Host must be a loopback
-// name too, or a page on a rebound DNS name would count as same-origin.
+// A web page can send a cross-site POST with a body without asking (a
+// "simple" request: a form's content types, or none), and its answer does
+// not matter to an attacker who wants the store wiped. A body must
+// therefore be application/json, which makes the browser ask first with a
+// preflight, never granted. A call without a body needs no Content-Type
+// (curl -X DELETE .../emulator/faults): a browser sends no cross-site
+// DELETE or PUT without a preflight, and a cross-site POST always carries
+// an Origin, which must be the server's own (and Sec-Fetch-Site, when sent,
+// not cross-site). On loopback, the Host must be a loopback name too, or a
+// page on a rebound DNS name would count as same-origin.
 func (s *Server) guard(r *http.Request) error {
 	if !s.opts.AllowRemoteAdmin {
 		if !isLoopbackAddr(r.RemoteAddr) {
@@ -88,9 +92,16 @@ func (s *Server) guard(r *http.Request) error {
 	}
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			return &adminError{http.StatusForbidden, "Emulator calls that change something must be sent as JSON.",
-				[]string{fmt.Sprintf("Content-Type %q: want application/json (the body may be empty)", r.Header.Get("Content-Type"))}}
+		ct := r.Header.Get("Content-Type")
+		if ct == "" && r.ContentLength == 0 {
+			break // no body: nothing a form could have sent
+		}
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			detail := fmt.Sprintf("Content-Type %q: want application/json, or no body and no Content-Type", ct)
+			if ct == "" {
+				detail = "a body without a Content-Type: send it as application/json"
+			}
+			return &adminError{http.StatusForbidden, "Emulator calls that change something take a JSON body or none.", []string{detail}}
 		}
 	}
 	if tok := s.opts.AdminToken; tok != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"path/filepath"
 	"regexp"
@@ -13,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server"
 )
 
@@ -38,9 +38,10 @@ type Config struct {
 	// connections open without using them.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
-	// BusyPoll is how long a read polls before sleeping while one client
-	// connection is open (internal/busypoll); 0 never polls.
-	BusyPoll time.Duration
+	// MemoryLimit is the Go runtime's soft memory limit in bytes
+	// (debug.SetMemoryLimit), math.MaxInt64 for none; main applies it
+	// unless GOMEMLIMIT is set.
+	MemoryLimit int64
 }
 
 // setting is one flag and the environment variable that gives its default.
@@ -65,7 +66,7 @@ var settings = []setting{
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error (stderr; info lines may wait 100 ms, the others are written at once)"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
 	{"idle-timeout", "PORTAL_IDLE_TIMEOUT", "2m", "close a keep-alive connection idle for longer than this `duration`"},
-	{"busy-poll", "PORTAL_BUSY_POLL", busypoll.Default.String(), "with one client connection open, wait for its next request and for PostgreSQL's answer by polling for up to this `duration` before sleeping, and run on one thread: a lone client waits less, for the CPU of the wait; 0 never polls"},
+	{"memory-limit", "PORTAL_MEMORY_LIMIT", defaultMemoryLimit, "soft limit on the memory of the Go runtime, as GOMEMLIMIT spells it (`size` in B, KiB, MiB or GiB; off for none): near it the garbage collector runs more often; GOMEMLIMIT, when set, replaces it"},
 }
 
 var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
@@ -156,13 +157,20 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a log level (debug, info, warn or error)", s.flag, s.env, def)
 			}
 			fs.TextVar(&c.LogLevel, s.flag, l, usage)
-		case "read-header-timeout", "idle-timeout", "busy-poll":
+		case "read-header-timeout", "idle-timeout":
 			d, err := time.ParseDuration(def)
 			if err != nil {
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a duration (such as 10s or 2m)", s.flag, s.env, def)
 			}
-			p := map[string]*time.Duration{"read-header-timeout": &c.ReadHeaderTimeout, "idle-timeout": &c.IdleTimeout, "busy-poll": &c.BusyPoll}[s.flag]
+			p := map[string]*time.Duration{"read-header-timeout": &c.ReadHeaderTimeout, "idle-timeout": &c.IdleTimeout}[s.flag]
 			fs.DurationVar(p, s.flag, d, usage)
+		case "memory-limit":
+			n, err := parseMemoryLimit(def)
+			if err != nil {
+				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q: %w", s.flag, s.env, def, err)
+			}
+			c.MemoryLimit = n
+			fs.Var(&sizeFlag{p: &c.MemoryLimit, text: def}, s.flag, usage)
 		default:
 			panic("no flag for setting " + s.flag)
 		}
@@ -212,9 +220,10 @@ func (c Config) validate() error {
 	if c.IdleTimeout <= 0 {
 		bad("idle-timeout", "PORTAL_IDLE_TIMEOUT", "%s must be positive", c.IdleTimeout)
 	}
-	// Beyond a few milliseconds a round trip is not worth a core's wait.
-	if c.BusyPoll < 0 || c.BusyPoll > 10*time.Millisecond {
-		bad("busy-poll", "PORTAL_BUSY_POLL", "%s is not between 0 and 10ms", c.BusyPoll)
+	// Below the few MiB a server lives in, the collector would run all the
+	// time.
+	if c.MemoryLimit < minMemoryLimit {
+		bad("memory-limit", "PORTAL_MEMORY_LIMIT", "%d bytes is under the least, %d MiB", c.MemoryLimit, minMemoryLimit>>20)
 	}
 	return errors.Join(errs...)
 }
@@ -246,5 +255,52 @@ func usage(w io.Writer, getenv func(string) string) {
 	fs.SetOutput(w)
 	fmt.Fprintf(w, "Usage: portald [flags]\n\nportald emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest (https:// with -tls).\n\nFlags:\n")
 	fs.PrintDefaults()
-	fmt.Fprintf(w, "\nGOGC, when set, replaces portald's default of %d.\n", defaultGCPercent)
+	fmt.Fprintf(w, "\nGOGC, when set, replaces portald's default of %d; GOMEMLIMIT, when set, replaces -memory-limit.\n", defaultGCPercent)
+}
+
+// defaultMemoryLimit is portald's soft memory limit unless told otherwise.
+// The bodies in flight are bounded (16 MiB, api.DefaultBodyBytesInFlight),
+// and so is what the requests keep, but at GOGC=400 the collector lets the
+// garbage of a fast flood of large bodies grow to several hundred MiB
+// before collecting it; with the limit, it collects sooner instead. A busy
+// server's live heap is a few tens of MiB: the limit leaves it room.
+const defaultMemoryLimit = "100MiB"
+
+// minMemoryLimit is the least -memory-limit accepted.
+const minMemoryLimit = 16 << 20
+
+// sizeFlag is a flag holding a size (parseMemoryLimit), shown as given.
+type sizeFlag struct {
+	p    *int64
+	text string
+}
+
+func (f *sizeFlag) String() string { return f.text }
+
+func (f *sizeFlag) Set(v string) error {
+	n, err := parseMemoryLimit(v)
+	if err != nil {
+		return err
+	}
+	*f.p, f.text = n, v
+	return nil
+}
+
+// parseMemoryLimit reads a size as GOMEMLIMIT does: a number of bytes with
+// an optional unit (B, KiB, MiB, GiB, TiB), or "off" for no limit
+// (math.MaxInt64).
+func parseMemoryLimit(s string) (int64, error) {
+	if s == "off" {
+		return math.MaxInt64, nil
+	}
+	num, unit := s, ""
+	if i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		num, unit = s[:i], s[i:]
+	}
+	shift, ok := map[string]uint{"": 0, "B": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}[unit]
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("%q is not a size such as 100MiB (B, KiB, MiB, GiB, TiB) or off", s)
+	}
+	return n << shift, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgportal/portal-api/internal/buildinfo"
 	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server"
 )
@@ -222,7 +223,9 @@ func (a boolAlias) IsBoolFlag() bool { return true }
 func usage(w io.Writer, getenv func(string) string) {
 	fs, _ := newFlagSet(new(Config), getenv)
 	fs.SetOutput(w)
-	fmt.Fprintf(w, "Usage: portald [flags]\n\nportald emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest.\n\nFlags:\n")
+	fmt.Fprintf(w, "Usage: portald [flags]\n       portald healthcheck [flags]\n\n"+
+		"portald %s emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest.\n"+
+		"portald healthcheck exits 0 when the server the same flags describe answers GET /health with 200.\n\nFlags:\n", buildinfo.String())
 	fs.PrintDefaults()
 	fmt.Fprintf(w, "\nGOGC, when set, replaces portald's default of %d.\n", defaultGCPercent)
 }

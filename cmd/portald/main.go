@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/orgportal/portal-api/emulator"
+	"github.com/orgportal/portal-api/internal/buildinfo"
 	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server/seed"
 )
@@ -70,8 +71,13 @@ func setGCPercent(getenv func(string) string) int {
 
 // run starts the emulator and serves until ctx is cancelled, then stops
 // accepting connections, lets requests in flight finish and closes the
-// store. Its first line on stdout names the address it listens on.
+// store. Its first line on stdout names the address it listens on. With
+// "healthcheck" first, it checks the server the other arguments describe
+// instead.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) (err error) {
+	if len(args) > 0 && args[0] == "healthcheck" {
+		return healthcheck(ctx, args[1:], getenv, stdout)
+	}
 	cfg, err := Load(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		usage(stdout, getenv)
@@ -125,7 +131,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	go func() { served <- srv.Serve(busypoll.Listener(ln)) }()
 
 	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, emu.Seeded()))
-	logger.Info("serving", "addr", ln.Addr().String(), "version", cfg.Version, "deployment", cfg.Deployment)
+	logger.Info("serving", "addr", ln.Addr().String(), "version", cfg.Version, "deployment", cfg.Deployment, "build", buildinfo.String())
 
 	select {
 	case err := <-served:

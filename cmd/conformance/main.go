@@ -136,7 +136,8 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 
 func usage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: conformance -base-url URL (-token T | -username U -password P) [flags]")
-	fmt.Fprintf(w, "Runs the portal API conformance suite (conformance %s) against a live portal.\n", buildinfo.String())
+	fmt.Fprintln(w, "Runs the portal API conformance suite against a live portal.")
+	fmt.Fprintf(w, "conformance %s\n", buildinfo.String())
 	fmt.Fprintln(w)
 	fs.SetOutput(w)
 	fs.PrintDefaults()

@@ -271,8 +271,18 @@ func TestImage(t *testing.T) {
 			t.Errorf("health check %s, want the exec form of /portald healthcheck (no shell in the image)", hc)
 		}
 		// The version and revision reached the binary, not only the labels.
-		if help := p.run(t, "run", "--rm", testImage, "-h"); !strings.Contains(help, "portald "+testVersion+" ("+testRev+")") {
+		help := p.run(t, "run", "--rm", testImage, "-h")
+		if !strings.Contains(help, "portald "+testVersion+" ("+testRev+")") {
 			t.Errorf("portald -h in the image does not name its build:\n%s", help)
+		}
+		// compose.yaml sets only variables portald reads.
+		c := readCompose(t)
+		for _, name := range portaldServices(c) {
+			for k := range c.Services[name].Environment {
+				if !strings.Contains(help, "(env "+k+")") {
+					t.Errorf("compose.yaml sets %s for %s, which portald does not read", k, name)
+				}
+			}
 		}
 	})
 

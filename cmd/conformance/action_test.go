@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/orgportal/portal-api/conformance/faults"
 	"github.com/orgportal/portal-api/portaltest"
 )
 
@@ -108,15 +105,9 @@ func TestActionScriptPasses(t *testing.T) {
 // A portal that breaks the contract fails the step, and the report and the
 // summary name the failed test.
 func TestActionScriptFails(t *testing.T) {
-	p := portaltest.New(t)
-	root, err := url.Parse(p.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httptest.NewServer(faults.DropItemErrors(root))
-	t.Cleanup(proxy.Close)
+	p, base := brokenPortal(t)
 	r := runAction(t, map[string]string{
-		"CONFORMANCE_BASE_URL": proxy.URL + strings.TrimPrefix(p.URL, p.Root), "CONFORMANCE_USERNAME": portaltest.Admin,
+		"CONFORMANCE_BASE_URL": base, "CONFORMANCE_USERNAME": portaltest.Admin,
 		"CONFORMANCE_PASSWORD": portaltest.AdminPassword, "CONFORMANCE_MEMBER_TOKEN": p.MemberToken, "CONFORMANCE_RUN": selection,
 	})
 	if r.status != 1 {

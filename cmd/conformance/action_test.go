@@ -18,10 +18,10 @@ import (
 // actionRun is one run of action.sh, as the GitHub Action runs it: inputs
 // as environment variables, the GitHub files it writes, in a workspace.
 type actionRun struct {
-	status           int
-	stdout           string
-	output, summary  string // what it wrote to $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY
-	workspace, junit string
+	status          int
+	stdout          string
+	output, summary string // what it wrote to $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY
+	workspace       string
 }
 
 func runAction(t *testing.T, inputs map[string]string) actionRun {

@@ -68,18 +68,16 @@ func (s *Server) adminHandler() http.Handler {
 // (curl -X DELETE .../emulator/faults): a browser sends no cross-site
 // DELETE or PUT without a preflight, and a cross-site POST always carries
 // an Origin, which must be the server's own (and Sec-Fetch-Site, when sent,
-// not cross-site). On loopback, the Host must be a loopback name too, or a
-// page on a rebound DNS name would count as same-origin.
+// not cross-site). The Host must be a name the emulator knows (adminHost),
+// or a page on a rebound DNS name would count as same-origin.
 func (s *Server) guard(r *http.Request) error {
-	if !s.opts.AllowRemoteAdmin {
-		if !isLoopbackAddr(r.RemoteAddr) {
-			return &adminError{http.StatusForbidden, "Emulator endpoints answer loopback clients only.",
-				[]string{"start the emulator with -allow-remote-admin to allow other clients"}}
-		}
-		if !isLoopbackHost(r.Host) {
-			return &adminError{http.StatusForbidden, "Emulator endpoints answer loopback host names only.",
-				[]string{fmt.Sprintf("Host %q is not localhost or a loopback address", r.Host)}}
-		}
+	if !s.opts.AllowRemoteAdmin && !isLoopbackAddr(r.RemoteAddr) {
+		return &adminError{http.StatusForbidden, "Emulator endpoints answer loopback clients only.",
+			[]string{"start the emulator with -allow-remote-admin to allow other clients"}}
+	}
+	if !s.adminHost(r.Host) {
+		return &adminError{http.StatusForbidden, "Emulator endpoints answer known host names only.",
+			[]string{fmt.Sprintf("Host %q is not localhost, a loopback address or a name of -admin-hosts", r.Host)}}
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, ownOrigin(r)) {
 		return &adminError{http.StatusForbidden, "Emulator endpoints refuse requests from web pages.",
@@ -128,6 +126,31 @@ func isLoopbackAddr(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// adminHost reports whether a client may address the emulator's endpoints
+// by hostport (the Host header): a loopback name or address, a name of
+// AdminHosts, or, from remote clients allowed in, an IP address. A DNS name
+// of any other kind could be one a web page rebound to the emulator, which
+// would then count as the page's own origin.
+func (s *Server) adminHost(hostport string) bool {
+	if isLoopbackHost(hostport) {
+		return true
+	}
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if s.opts.AllowRemoteAdmin && net.ParseIP(strings.Trim(host, "[]")) != nil {
+		return true
+	}
+	for _, h := range s.opts.AdminHosts {
+		if strings.EqualFold(strings.TrimSuffix(h, "."), host) {
+			return true
+		}
+	}
+	return false
 }
 
 func isLoopbackHost(hostport string) bool {

@@ -14,23 +14,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orgportal/portal-api/internal/buildinfo"
 	"github.com/orgportal/portal-api/server"
 )
 
 // Config is portald's configuration: flags, each defaulting to an
 // environment variable.
 type Config struct {
-	Addr             string // listen address; port 0 picks a free port
-	TLS              bool   // serve HTTPS on Addr
-	TLSCert, TLSKey  string // PEM files of the HTTPS certificate and key; generated when neither exists
-	Context          string // "" or "/name": the segment before /sharing/rest
-	DB               string // SQLite file, ":memory:", or postgres://...
-	Seed             string // seed file; "" for the built-in demo organizations
-	Version          string // emulated portal version, major.minor
-	Deployment       string // "enterprise" or "online"
-	AllowRemoteAdmin bool   // let clients other than loopback call /emulator/ endpoints
-	AdminToken       string // when set, /emulator/ calls need "Authorization: Bearer <AdminToken>"
-	JournalSize      int    // API calls the journal (GET /emulator/requests) keeps; 0 keeps none
+	Addr             string   // listen address; port 0 picks a free port
+	TLS              bool     // serve HTTPS on Addr
+	TLSCert, TLSKey  string   // PEM files of the HTTPS certificate and key; generated when neither exists
+	Context          string   // "" or "/name": the segment before /sharing/rest
+	DB               string   // SQLite file, ":memory:", or postgres://...
+	Seed             string   // seed file; "" for the built-in demo organizations
+	Version          string   // emulated portal version, major.minor
+	Deployment       string   // "enterprise" or "online"
+	AllowRemoteAdmin bool     // let clients other than loopback call /emulator/ endpoints
+	AdminToken       string   // when set, /emulator/ calls need "Authorization: Bearer <AdminToken>"
+	AdminHosts       []string // host names, besides localhost, by which /emulator/ may be addressed
+	JournalSize      int      // API calls the journal (GET /emulator/requests) keeps; 0 keeps none
 	LogLevel         slog.Level
 	// ReadHeaderTimeout bounds the time a client may take to send a
 	// request's headers; IdleTimeout bounds how long a keep-alive connection
@@ -62,6 +64,7 @@ var settings = []setting{
 	{"allow-remote-admin", "PORTAL_ALLOW_REMOTE_ADMIN", "false", "let clients other than loopback call the /emulator/ endpoints (requests from web pages are refused either way)"},
 	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "the former name of -allow-remote-admin"},
 	{"admin-token", "PORTAL_ADMIN_TOKEN", "", "when set, /emulator/ calls need the header Authorization: Bearer `token`"},
+	{"admin-hosts", "PORTAL_ADMIN_HOSTS", "", "comma-separated host `names`, besides localhost, by which clients may address the /emulator/ endpoints (a compose service's name); other names are refused, so that no web page on a DNS name pointed at portald can call them"},
 	{"journal-size", "PORTAL_JOURNAL_SIZE", "10000", "API calls the journal (GET /emulator/requests) keeps, the oldest dropped; 0 keeps none"},
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error (stderr; info lines may wait 100 ms, the others are written at once)"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
@@ -145,6 +148,9 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 			fs.Var(boolAlias{&c.AllowRemoteAdmin}, s.flag, usage)
 		case "admin-token":
 			fs.StringVar(&c.AdminToken, s.flag, def, usage)
+		case "admin-hosts":
+			c.AdminHosts = splitList(def)
+			fs.Func(s.flag, usage, func(v string) error { c.AdminHosts = splitList(v); return nil })
 		case "journal-size":
 			n, err := strconv.Atoi(def)
 			if err != nil {
@@ -253,7 +259,9 @@ func (a boolAlias) IsBoolFlag() bool { return true }
 func usage(w io.Writer, getenv func(string) string) {
 	fs, _ := newFlagSet(new(Config), getenv)
 	fs.SetOutput(w)
-	fmt.Fprintf(w, "Usage: portald [flags]\n\nportald emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest (https:// with -tls).\n\nFlags:\n")
+	fmt.Fprintf(w, "Usage: portald [flags]\n       portald healthcheck [flags]\n\n"+
+		"portald %s emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest (https:// with -tls).\n"+
+		"portald healthcheck exits 0 when the server the same flags describe answers GET /health with 200.\n\nFlags:\n", buildinfo.String())
 	fs.PrintDefaults()
 	fmt.Fprintf(w, "\nGOGC, when set, replaces portald's default of %d; GOMEMLIMIT, when set, replaces -memory-limit.\n", defaultGCPercent)
 }
@@ -303,4 +311,16 @@ func parseMemoryLimit(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size such as 100MiB (B, KiB, MiB, GiB, TiB) or off", s)
 	}
 	return n << shift, nil
+}
+
+// splitList reads a comma-separated list, entries trimmed, empty ones
+// dropped.
+func splitList(v string) []string {
+	var out []string
+	for _, e := range strings.Split(v, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

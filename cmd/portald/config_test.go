@@ -6,6 +6,7 @@ import (
 	"flag"
 	"log/slog"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func TestLoadDefaults(t *testing.T) {
 		Version: "11.5", Deployment: "enterprise", AllowRemoteAdmin: false, LogLevel: slog.LevelInfo,
 		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, JournalSize: 10000, MemoryLimit: 100 << 20,
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
 	}
 }
@@ -42,6 +43,7 @@ var fromEnv = map[string]string{
 	"PORTAL_DEPLOYMENT":          "online",
 	"PORTAL_ALLOW_REMOTE_ADMIN":  "true",
 	"PORTAL_ADMIN_TOKEN":         "s3cret",
+	"PORTAL_ADMIN_HOSTS":         "portald, portal.test ,",
 	"PORTAL_LOG_LEVEL":           "debug",
 	"PORTAL_READ_HEADER_TIMEOUT": "3s",
 	"PORTAL_IDLE_TIMEOUT":        "45s",
@@ -56,10 +58,10 @@ func TestLoadEnv(t *testing.T) {
 	}
 	want := Config{
 		Addr: "0.0.0.0:9000", TLS: true, TLSCert: "/etc/portal/cert.pem", TLSKey: "/etc/portal/key.pem", Context: "/portal", DB: ":memory:", Seed: "seed.yaml",
-		Version: "10.8", Deployment: "online", AllowRemoteAdmin: true, AdminToken: "s3cret", LogLevel: slog.LevelDebug,
+		Version: "10.8", Deployment: "online", AllowRemoteAdmin: true, AdminToken: "s3cret", AdminHosts: []string{"portald", "portal.test"}, LogLevel: slog.LevelDebug,
 		ReadHeaderTimeout: 3 * time.Second, IdleTimeout: 45 * time.Second, JournalSize: 50, MemoryLimit: math.MaxInt64,
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
 	}
 }
@@ -67,7 +69,7 @@ func TestLoadEnv(t *testing.T) {
 func TestLoadFlagBeatsEnv(t *testing.T) {
 	args := []string{
 		"-addr", "127.0.0.1:0", "-tls=false", "-tls-cert", "c.pem", "-tls-key", "k.pem", "-context", "/arcgis", "-db", "other.db", "-seed", "mine.json",
-		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-admin=false", "-admin-token", "other", "-log-level", "warn",
+		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-admin=false", "-admin-token", "other", "-admin-hosts", "replica1", "-log-level", "warn",
 		"-read-header-timeout", "1s", "-idle-timeout", "500ms", "-journal-size", "0",
 		"-memory-limit", "1GiB",
 	}
@@ -77,10 +79,10 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 	}
 	want := Config{
 		Addr: "127.0.0.1:0", TLSCert: "c.pem", TLSKey: "k.pem", Context: "/arcgis", DB: "other.db", Seed: "mine.json",
-		Version: "11.1", Deployment: "enterprise", AllowRemoteAdmin: false, AdminToken: "other", LogLevel: slog.LevelWarn,
+		Version: "11.1", Deployment: "enterprise", AllowRemoteAdmin: false, AdminToken: "other", AdminHosts: []string{"replica1"}, LogLevel: slog.LevelWarn,
 		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond, JournalSize: 0, MemoryLimit: 1 << 30,
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
 	}
 

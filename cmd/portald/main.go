@@ -22,8 +22,9 @@ import (
 	"time"
 
 	"github.com/orgportal/portal-api/emulator"
-	"github.com/orgportal/portal-api/tlscert"
+	"github.com/orgportal/portal-api/internal/buildinfo"
 	"github.com/orgportal/portal-api/server/seed"
+	"github.com/orgportal/portal-api/tlscert"
 )
 
 // Server timeouts beside the configurable ones (Config.ReadHeaderTimeout and
@@ -86,7 +87,12 @@ func setMemoryLimit(limit int64, getenv func(string) string) int64 {
 // store. Its first line on stdout names the address it listens on. tune,
 // when not nil, is given the configuration before anything starts: the
 // settings of the whole process are main's, not those of a test calling run.
+// With "healthcheck" first, it checks the server the other arguments
+// describe instead.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, tune func(Config)) (err error) {
+	if len(args) > 0 && args[0] == "healthcheck" {
+		return healthcheck(ctx, args[1:], getenv, stdout)
+	}
 	cfg, err := Load(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		usage(stdout, getenv)
@@ -128,7 +134,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 	emu, err := emulator.New(ctx, emulator.Options{
 		DSN: cfg.DB, Seed: seedFile, Version: cfg.Version, Deployment: cfg.Deployment, Context: cfg.Context,
-		Logger: logger, AllowRemoteAdmin: cfg.AllowRemoteAdmin, AdminToken: cfg.AdminToken,
+		Logger: logger, AllowRemoteAdmin: cfg.AllowRemoteAdmin, AdminHosts: cfg.AdminHosts, AdminToken: cfg.AdminToken,
 		JournalSize: journalSize(cfg.JournalSize),
 	})
 	if err != nil {
@@ -165,7 +171,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}()
 
 	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, emu.Seeded(), cert))
-	logger.Info("serving", "addr", ln.Addr().String(), "tls", cfg.TLS, "version", cfg.Version, "deployment", cfg.Deployment)
+	logger.Info("serving", "addr", ln.Addr().String(), "tls", cfg.TLS, "version", cfg.Version, "deployment", cfg.Deployment, "build", buildinfo.String())
 
 	select {
 	case err := <-served:

@@ -35,7 +35,7 @@ func TestReadmeGoExample(t *testing.T) {
 	if len(blocks) != 1 {
 		t.Fatalf("README.md has %d Go programs (package main), want 1", len(blocks))
 	}
-	if !strings.Contains(string(readme), "curl -s -X POST http://127.0.0.1:8080/emulator/reset -H 'Content-Type: application/json'") {
+	if !strings.Contains(string(readme), "curl -s -X POST http://127.0.0.1:8080/emulator/reset") {
 		t.Fatal("README.md does not say how to reset")
 	}
 	p := portaltest.New(t)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/server/api"
 )
 
@@ -51,7 +52,7 @@ func (s *Server) adminHandler() http.Handler {
 			s.answer(w, r, func(*http.Request) (any, error) { return nil, err })
 			return
 		}
-		mux.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r.WithContext(server.WithRequest(r.Context())))
 	})
 }
 
@@ -59,23 +60,24 @@ func (s *Server) adminHandler() http.Handler {
 // shared design "Who may call it"): never a web page, loopback only unless
 // AllowRemoteAdmin, and with the admin token when one is set.
 //
-// A web page can send a cross-site POST without asking (a "simple"
-// request: a form's content types, or none), and its answer does not
-// matter to an attacker who wants the store wiped. Requiring
-// application/json makes the browser ask first with a preflight, which
-// the emulator never grants; refusing a foreign Origin (or a cross-site
-// Sec-Fetch-Site) stops the rest. On loopback, the Host must be a loopback
-// name too, or a page on a rebound DNS name would count as same-origin.
+// A web page can send a cross-site POST with a body without asking (a
+// "simple" request: a form's content types, or none), and its answer does
+// not matter to an attacker who wants the store wiped. A body must
+// therefore be application/json, which makes the browser ask first with a
+// preflight, never granted. A call without a body needs no Content-Type
+// (curl -X DELETE .../emulator/faults): a browser sends no cross-site
+// DELETE or PUT without a preflight, and a cross-site POST always carries
+// an Origin, which must be the server's own (and Sec-Fetch-Site, when sent,
+// not cross-site). The Host must be a name the emulator knows (adminHost),
+// or a page on a rebound DNS name would count as same-origin.
 func (s *Server) guard(r *http.Request) error {
-	if !s.opts.AllowRemoteAdmin {
-		if !isLoopbackAddr(r.RemoteAddr) {
-			return &adminError{http.StatusForbidden, "Emulator endpoints answer loopback clients only.",
-				[]string{"start the emulator with -allow-remote-admin to allow other clients"}}
-		}
-		if !isLoopbackHost(r.Host) {
-			return &adminError{http.StatusForbidden, "Emulator endpoints answer loopback host names only.",
-				[]string{fmt.Sprintf("Host %q is not localhost or a loopback address", r.Host)}}
-		}
+	if !s.opts.AllowRemoteAdmin && !isLoopbackAddr(r.RemoteAddr) {
+		return &adminError{http.StatusForbidden, "Emulator endpoints answer loopback clients only.",
+			[]string{"start the emulator with -allow-remote-admin to allow other clients"}}
+	}
+	if !s.adminHost(r.Host) {
+		return &adminError{http.StatusForbidden, "Emulator endpoints answer known host names only.",
+			[]string{fmt.Sprintf("Host %q is not localhost, a loopback address or a name of -admin-hosts", r.Host)}}
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, ownOrigin(r)) {
 		return &adminError{http.StatusForbidden, "Emulator endpoints refuse requests from web pages.",
@@ -88,9 +90,16 @@ func (s *Server) guard(r *http.Request) error {
 	}
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			return &adminError{http.StatusForbidden, "Emulator calls that change something must be sent as JSON.",
-				[]string{fmt.Sprintf("Content-Type %q: want application/json (the body may be empty)", r.Header.Get("Content-Type"))}}
+		ct := r.Header.Get("Content-Type")
+		if ct == "" && r.ContentLength == 0 {
+			break // no body: nothing a form could have sent
+		}
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			detail := fmt.Sprintf("Content-Type %q: want application/json, or no body and no Content-Type", ct)
+			if ct == "" {
+				detail = "a body without a Content-Type: send it as application/json"
+			}
+			return &adminError{http.StatusForbidden, "Emulator calls that change something take a JSON body or none.", []string{detail}}
 		}
 	}
 	if tok := s.opts.AdminToken; tok != "" {
@@ -117,6 +126,31 @@ func isLoopbackAddr(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// adminHost reports whether a client may address the emulator's endpoints
+// by hostport (the Host header): a loopback name or address, a name of
+// AdminHosts, or, from remote clients allowed in, an IP address. A DNS name
+// of any other kind could be one a web page rebound to the emulator, which
+// would then count as the page's own origin.
+func (s *Server) adminHost(hostport string) bool {
+	if isLoopbackHost(hostport) {
+		return true
+	}
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if s.opts.AllowRemoteAdmin && net.ParseIP(strings.Trim(host, "[]")) != nil {
+		return true
+	}
+	for _, h := range s.opts.AdminHosts {
+		if strings.EqualFold(strings.TrimSuffix(h, "."), host) {
+			return true
+		}
+	}
+	return false
 }
 
 func isLoopbackHost(hostport string) bool {

@@ -56,6 +56,13 @@ type Options struct {
 	// AllowRemoteAdmin lets clients other than loopback call the /emulator/
 	// endpoints. Requests from web pages are refused either way.
 	AllowRemoteAdmin bool
+	// AdminHosts are host names, besides localhost, by which clients may
+	// address the /emulator/ endpoints (the Host header): the name of a
+	// compose service or a CI service container. Any other name is
+	// refused, so that a web page on a DNS name made to point at the
+	// emulator cannot call them; an IP address is taken only from remote
+	// clients, with AllowRemoteAdmin.
+	AdminHosts []string
 	// AdminToken, when set, is required on every /emulator/ call as
 	// "Authorization: Bearer <AdminToken>".
 	AdminToken string

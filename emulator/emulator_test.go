@@ -186,6 +186,7 @@ func TestWhoMayCall(t *testing.T) {
 	remoteOK := httptest.NewServer(remoteClient{remoteAllowed})
 	t.Cleanup(remoteOK.Close)
 	_, withTokenHS := start(t, emulator.Options{AdminToken: "s3cret"})
+	_, namedHS := start(t, emulator.Options{AdminHosts: []string{"portald"}})
 
 	own := hs.URL // the Origin a page served by the emulator itself sends
 	cases := []struct {
@@ -204,12 +205,19 @@ func TestWhoMayCall(t *testing.T) {
 		{name: "text/plain without Origin", ctype: "text/plain", body: "{}", status: 403, mention: "application/json"},
 		{name: "urlencoded form", ctype: "application/x-www-form-urlencoded", body: "a=b", status: 403, mention: "application/json"},
 		{name: "multipart form", ctype: "multipart/form-data; boundary=x", body: "--x--", status: 403, mention: "application/json"},
-		{name: "no Content-Type, no body", status: 403, mention: "application/json"},
+		{name: "no Content-Type, a body", body: "{}", status: 403, mention: "application/json"},
+		{name: "no Content-Type, a body with a foreign Origin", body: "{}", header: map[string]string{"Origin": "http://evil.example"}, status: 403, mention: "evil.example"},
+		{name: "no Content-Type, no body, a foreign Origin", header: map[string]string{"Origin": "http://evil.example"}, status: 403, mention: "evil.example"},
+		{name: "no Content-Type, no body, cross-site", header: map[string]string{"Sec-Fetch-Site": "cross-site"}, status: 403, mention: "cross-site"},
+		{name: "no Content-Type, no body, admin token missing", base: withTokenHS.URL, status: 401, mention: "Bearer"},
+		{name: "urlencoded form, no body", ctype: "application/x-www-form-urlencoded", status: 403, mention: "application/json"},
 		{name: "JSON with a foreign Origin", ctype: "application/json", header: map[string]string{"Origin": "http://localhost:3000"}, status: 403, mention: "localhost:3000"},
 		{name: "JSON with Origin null", ctype: "application/json", header: map[string]string{"Origin": "null"}, status: 403, mention: "null"},
 		{name: "JSON, Sec-Fetch-Site cross-site", ctype: "application/json", header: map[string]string{"Sec-Fetch-Site": "cross-site"}, status: 403, mention: "cross-site"},
 		{name: "JSON, a rebound DNS name as Host", ctype: "application/json", host: "attacker.example", status: 403, mention: "attacker.example"},
 		{name: "JSON from another machine", base: remote.URL, ctype: "application/json", status: 403, mention: "allow-remote-admin"},
+		{name: "JSON from another machine allowed in, a rebound DNS name as Host", base: remoteOK.URL, ctype: "application/json", host: "attacker.example:8080", status: 403, mention: "attacker.example"},
+		{name: "JSON, a name that is not one of the admin hosts", base: namedHS.URL, ctype: "application/json", host: "portald2:8080", status: 403, mention: "portald2"},
 		{name: "JSON, bad body", ctype: "application/json", body: `{"wipe":`, status: 400, mention: "JSON"},
 		{name: "JSON, unknown field", ctype: "application/json", body: `{"wipe":true}`, status: 400, mention: "wipe"},
 		{name: "GET of reset", method: "GET", status: 404, mention: "Not found"},
@@ -217,9 +225,12 @@ func TestWhoMayCall(t *testing.T) {
 		{name: "admin token missing", base: withTokenHS.URL, ctype: "application/json", status: 401, mention: "Bearer"},
 		{name: "admin token wrong", base: withTokenHS.URL, ctype: "application/json", header: map[string]string{"Authorization": "Bearer guess"}, status: 401, mention: "admin token"},
 		// Accepted: they reset a store nothing has changed.
+		{name: "no Content-Type, no body (curl -X POST)", status: 200},
 		{name: "JSON, own Origin", ctype: "application/json; charset=utf-8", body: "{}", header: map[string]string{"Origin": own, "Sec-Fetch-Site": "same-origin"}, status: 200},
 		{name: "JSON, localhost as Host", ctype: "application/json", host: "localhost", status: 200},
 		{name: "JSON from another machine, allowed", base: remoteOK.URL, ctype: "application/json", status: 200},
+		{name: "JSON from another machine allowed in, by IP address", base: remoteOK.URL, ctype: "application/json", host: "10.88.0.5:8080", status: 200},
+		{name: "JSON, a name of the admin hosts", base: namedHS.URL, ctype: "application/json", host: "PortalD:8080", status: 200},
 		{name: "admin token given", base: withTokenHS.URL, ctype: "application/json", header: map[string]string{"Authorization": "Bearer s3cret"}, status: 200},
 	}
 	for _, c := range cases {

@@ -23,15 +23,16 @@ import (
 	"github.com/orgportal/portal-api/internal/pgtest"
 )
 
-// call sends one JSON call to the emulator's endpoints from a loopback
-// client and returns the status and the raw answer.
+// call sends one call to the emulator's endpoints from a loopback client,
+// its body as JSON or, when empty, none and no Content-Type (as curl -X
+// DELETE sends it), and returns the status and the raw answer.
 func call(t *testing.T, base, method, path, body string, header map[string]string) (int, []byte, *http.Request) {
 	t.Helper()
 	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if method != http.MethodGet {
+	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range header {

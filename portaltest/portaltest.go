@@ -30,7 +30,7 @@ import (
 
 	"github.com/orgportal/portal-api/client"
 	"github.com/orgportal/portal-api/emulator"
-	"github.com/orgportal/portal-api/internal/tlscert"
+	"github.com/orgportal/portal-api/tlscert"
 	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/server/seed"
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,6 +15,40 @@ var ErrNotFound = errors.New("not found")
 // ErrTokenRemoved is returned by an Update whose Tx.ConfirmToken found the
 // token gone, whatever fn returned: the transaction changed nothing.
 var ErrTokenRemoved = errors.New("token removed")
+
+// ErrNestedUpdate is returned by an Update made with a request's context
+// (WithRequest) while another Update made with it is under way: one made by
+// the other's fn, for a request's calls come one after another. Update is
+// not reentrant: the inner one could wait for ever for the outer one's
+// transaction, which waits for fn (SQLite's writes run one at a time).
+var ErrNestedUpdate = errors.New("server: Update called inside another Update's fn")
+
+type requestKey struct{}
+
+// WithRequest marks ctx as one request's, whose calls to the store, made
+// with it or with a context derived from it, come one after another: the
+// store refuses an Update made with it while another made with it is under
+// way (ErrNestedUpdate), rather than let the two wait for each other.
+func WithRequest(ctx context.Context) context.Context {
+	return context.WithValue(ctx, requestKey{}, new(atomic.Bool))
+}
+
+// EnterUpdate is what a Store's Update calls first: ErrNestedUpdate when
+// ctx is a request's with an Update under way (WithRequest), else nil, and
+// then LeaveUpdate once the Update ends.
+func EnterUpdate(ctx context.Context) error {
+	if b, ok := ctx.Value(requestKey{}).(*atomic.Bool); ok && !b.CompareAndSwap(false, true) {
+		return ErrNestedUpdate
+	}
+	return nil
+}
+
+// LeaveUpdate ends what EnterUpdate began.
+func LeaveUpdate(ctx context.Context) {
+	if b, ok := ctx.Value(requestKey{}).(*atomic.Bool); ok {
+		b.Store(false)
+	}
+}
 
 // Store persists the portal. Every request runs its reads and writes in one
 // transaction, so a rejected or failed request changes nothing, and
@@ -33,7 +68,9 @@ type Store interface {
 	// returns nil. It retries fn on serialization conflicts, so fn must have
 	// no effect outside tx. A panic in fn is raised again in the caller,
 	// as it is or, by a store that ran fn on a goroutine of its own, as a
-	// *PanicError holding it.
+	// *PanicError holding it. It is not reentrant: fn must not make another
+	// Update (nor a Reset); one made with a request's context is refused
+	// (ErrNestedUpdate, see EnterUpdate).
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// View runs fn in a read-only transaction.
 	View(ctx context.Context, fn func(tx Tx) error) error
@@ -100,11 +137,13 @@ type TokenWatch interface {
 // was resolved since then needs no Tx.ConfirmToken, which on SQLite is a
 // read of its own.
 type TokenRemovals interface {
-	// TokenRemovals counts the statements that removed, or may have
-	// removed, tokens since the store was opened, starting at 1; ok is
-	// false when the store cannot count them (PostgreSQL: other processes
-	// remove tokens too). Read inside an Update's fn, the count includes
-	// every removal committed before that transaction or made earlier in it.
+	// TokenRemovals counts the store's removals of tokens (a Reset, a
+	// snapshot restored, an organization removed: every one that removed,
+	// or may have removed, tokens) since the store was opened, starting at
+	// 1; ok is false when the store cannot count them (PostgreSQL: other
+	// processes remove tokens too). Read inside an Update's fn, the count
+	// includes every removal committed before that transaction or made
+	// earlier in it.
 	TokenRemovals() (n uint64, ok bool)
 }
 

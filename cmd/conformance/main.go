@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/orgportal/portal-api/conformance"
+	"github.com/orgportal/portal-api/internal/buildinfo"
 )
 
 func main() {
@@ -136,6 +137,7 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 func usage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: conformance -base-url URL (-token T | -username U -password P) [flags]")
 	fmt.Fprintln(w, "Runs the portal API conformance suite against a live portal.")
+	fmt.Fprintf(w, "conformance %s\n", buildinfo.String())
 	fmt.Fprintln(w)
 	fs.SetOutput(w)
 	fs.PrintDefaults()

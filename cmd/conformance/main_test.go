@@ -136,7 +136,10 @@ func TestGoodPortal(t *testing.T) {
 	}
 }
 
-func TestBrokenPortal(t *testing.T) {
+// brokenPortal is the reference server behind a proxy that drops moveItems'
+// per-item errors; it returns the proxy's API base.
+func brokenPortal(t *testing.T) (*portaltest.Portal, string) {
+	t.Helper()
 	p := portaltest.New(t)
 	root, err := url.Parse(p.Root)
 	if err != nil {
@@ -144,7 +147,11 @@ func TestBrokenPortal(t *testing.T) {
 	}
 	proxy := httptest.NewServer(faults.DropItemErrors(root))
 	t.Cleanup(proxy.Close)
-	base := proxy.URL + strings.TrimPrefix(p.URL, p.Root)
+	return p, proxy.URL + strings.TrimPrefix(p.URL, p.Root)
+}
+
+func TestBrokenPortal(t *testing.T) {
+	p, base := brokenPortal(t)
 	junit := filepath.Join(t.TempDir(), "broken.xml")
 
 	code, out, _ := command(t, "-base-url", base, "-token", p.AdminToken, "-member-token", p.MemberToken, "-run", selection, "-junit", junit)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"path/filepath"
 	"regexp"
@@ -13,24 +14,25 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orgportal/portal-api/internal/busypoll"
+	"github.com/orgportal/portal-api/internal/buildinfo"
 	"github.com/orgportal/portal-api/server"
 )
 
 // Config is portald's configuration: flags, each defaulting to an
 // environment variable.
 type Config struct {
-	Addr             string // listen address; port 0 picks a free port
-	TLS              bool   // serve HTTPS on Addr
-	TLSCert, TLSKey  string // PEM files of the HTTPS certificate and key; generated when neither exists
-	Context          string // "" or "/name": the segment before /sharing/rest
-	DB               string // SQLite file, ":memory:", or postgres://...
-	Seed             string // seed file; "" for the built-in demo organizations
-	Version          string // emulated portal version, major.minor
-	Deployment       string // "enterprise" or "online"
-	AllowRemoteAdmin bool   // let clients other than loopback call /emulator/ endpoints
-	AdminToken       string // when set, /emulator/ calls need "Authorization: Bearer <AdminToken>"
-	JournalSize      int    // API calls the journal (GET /emulator/requests) keeps; 0 keeps none
+	Addr             string   // listen address; port 0 picks a free port
+	TLS              bool     // serve HTTPS on Addr
+	TLSCert, TLSKey  string   // PEM files of the HTTPS certificate and key; generated when neither exists
+	Context          string   // "" or "/name": the segment before /sharing/rest
+	DB               string   // SQLite file, ":memory:", or postgres://...
+	Seed             string   // seed file; "" for the built-in demo organizations
+	Version          string   // emulated portal version, major.minor
+	Deployment       string   // "enterprise" or "online"
+	AllowRemoteAdmin bool     // let clients other than loopback call /emulator/ endpoints
+	AdminToken       string   // when set, /emulator/ calls need "Authorization: Bearer <AdminToken>"
+	AdminHosts       []string // host names, besides localhost, by which /emulator/ may be addressed
+	JournalSize      int      // API calls the journal (GET /emulator/requests) keeps; 0 keeps none
 	LogLevel         slog.Level
 	// ReadHeaderTimeout bounds the time a client may take to send a
 	// request's headers; IdleTimeout bounds how long a keep-alive connection
@@ -38,9 +40,10 @@ type Config struct {
 	// connections open without using them.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
-	// BusyPoll is how long a read polls before sleeping while one client
-	// connection is open (internal/busypoll); 0 never polls.
-	BusyPoll time.Duration
+	// MemoryLimit is the Go runtime's soft memory limit in bytes
+	// (debug.SetMemoryLimit), math.MaxInt64 for none; main applies it
+	// unless GOMEMLIMIT is set.
+	MemoryLimit int64
 }
 
 // setting is one flag and the environment variable that gives its default.
@@ -61,11 +64,12 @@ var settings = []setting{
 	{"allow-remote-admin", "PORTAL_ALLOW_REMOTE_ADMIN", "false", "let clients other than loopback call the /emulator/ endpoints (requests from web pages are refused either way)"},
 	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "the former name of -allow-remote-admin"},
 	{"admin-token", "PORTAL_ADMIN_TOKEN", "", "when set, /emulator/ calls need the header Authorization: Bearer `token`"},
+	{"admin-hosts", "PORTAL_ADMIN_HOSTS", "", "comma-separated host `names`, besides localhost, by which clients may address the /emulator/ endpoints (a compose service's name); other names are refused, so that no web page on a DNS name pointed at portald can call them"},
 	{"journal-size", "PORTAL_JOURNAL_SIZE", "10000", "API calls the journal (GET /emulator/requests) keeps, the oldest dropped; 0 keeps none"},
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error (stderr; info lines may wait 100 ms, the others are written at once)"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
 	{"idle-timeout", "PORTAL_IDLE_TIMEOUT", "2m", "close a keep-alive connection idle for longer than this `duration`"},
-	{"busy-poll", "PORTAL_BUSY_POLL", busypoll.Default.String(), "with one client connection open, wait for its next request and for PostgreSQL's answer by polling for up to this `duration` before sleeping, and run on one thread: a lone client waits less, for the CPU of the wait; 0 never polls"},
+	{"memory-limit", "PORTAL_MEMORY_LIMIT", defaultMemoryLimit, "soft limit on the memory of the Go runtime, as GOMEMLIMIT spells it (`size` in B, KiB, MiB or GiB; off for none): near it the garbage collector runs more often; GOMEMLIMIT, when set, replaces it"},
 }
 
 var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
@@ -144,6 +148,9 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 			fs.Var(boolAlias{&c.AllowRemoteAdmin}, s.flag, usage)
 		case "admin-token":
 			fs.StringVar(&c.AdminToken, s.flag, def, usage)
+		case "admin-hosts":
+			c.AdminHosts = splitList(def)
+			fs.Func(s.flag, usage, func(v string) error { c.AdminHosts = splitList(v); return nil })
 		case "journal-size":
 			n, err := strconv.Atoi(def)
 			if err != nil {
@@ -156,13 +163,20 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a log level (debug, info, warn or error)", s.flag, s.env, def)
 			}
 			fs.TextVar(&c.LogLevel, s.flag, l, usage)
-		case "read-header-timeout", "idle-timeout", "busy-poll":
+		case "read-header-timeout", "idle-timeout":
 			d, err := time.ParseDuration(def)
 			if err != nil {
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a duration (such as 10s or 2m)", s.flag, s.env, def)
 			}
-			p := map[string]*time.Duration{"read-header-timeout": &c.ReadHeaderTimeout, "idle-timeout": &c.IdleTimeout, "busy-poll": &c.BusyPoll}[s.flag]
+			p := map[string]*time.Duration{"read-header-timeout": &c.ReadHeaderTimeout, "idle-timeout": &c.IdleTimeout}[s.flag]
 			fs.DurationVar(p, s.flag, d, usage)
+		case "memory-limit":
+			n, err := parseMemoryLimit(def)
+			if err != nil {
+				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q: %w", s.flag, s.env, def, err)
+			}
+			c.MemoryLimit = n
+			fs.Var(&sizeFlag{p: &c.MemoryLimit, text: def}, s.flag, usage)
 		default:
 			panic("no flag for setting " + s.flag)
 		}
@@ -212,9 +226,10 @@ func (c Config) validate() error {
 	if c.IdleTimeout <= 0 {
 		bad("idle-timeout", "PORTAL_IDLE_TIMEOUT", "%s must be positive", c.IdleTimeout)
 	}
-	// Beyond a few milliseconds a round trip is not worth a core's wait.
-	if c.BusyPoll < 0 || c.BusyPoll > 10*time.Millisecond {
-		bad("busy-poll", "PORTAL_BUSY_POLL", "%s is not between 0 and 10ms", c.BusyPoll)
+	// Below the few MiB a server lives in, the collector would run all the
+	// time.
+	if c.MemoryLimit < minMemoryLimit {
+		bad("memory-limit", "PORTAL_MEMORY_LIMIT", "%d bytes is under the least, %d MiB", c.MemoryLimit, minMemoryLimit>>20)
 	}
 	return errors.Join(errs...)
 }
@@ -244,7 +259,68 @@ func (a boolAlias) IsBoolFlag() bool { return true }
 func usage(w io.Writer, getenv func(string) string) {
 	fs, _ := newFlagSet(new(Config), getenv)
 	fs.SetOutput(w)
-	fmt.Fprintf(w, "Usage: portald [flags]\n\nportald emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest (https:// with -tls).\n\nFlags:\n")
+	fmt.Fprintf(w, "Usage: portald [flags]\n       portald healthcheck [flags]\n\n"+
+		"portald %s emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest (https:// with -tls).\n"+
+		"portald healthcheck exits 0 when the server the same flags describe answers GET /health with 200.\n\nFlags:\n", buildinfo.String())
 	fs.PrintDefaults()
-	fmt.Fprintf(w, "\nGOGC, when set, replaces portald's default of %d.\n", defaultGCPercent)
+	fmt.Fprintf(w, "\nGOGC, when set, replaces portald's default of %d; GOMEMLIMIT, when set, replaces -memory-limit.\n", defaultGCPercent)
+}
+
+// defaultMemoryLimit is portald's soft memory limit unless told otherwise.
+// The bodies in flight are bounded (16 MiB, api.DefaultBodyBytesInFlight),
+// and so is what the requests keep, but at GOGC=400 the collector lets the
+// garbage of a fast flood of large bodies grow to several hundred MiB
+// before collecting it; with the limit, it collects sooner instead. A busy
+// server's live heap is a few tens of MiB: the limit leaves it room.
+const defaultMemoryLimit = "100MiB"
+
+// minMemoryLimit is the least -memory-limit accepted.
+const minMemoryLimit = 16 << 20
+
+// sizeFlag is a flag holding a size (parseMemoryLimit), shown as given.
+type sizeFlag struct {
+	p    *int64
+	text string
+}
+
+func (f *sizeFlag) String() string { return f.text }
+
+func (f *sizeFlag) Set(v string) error {
+	n, err := parseMemoryLimit(v)
+	if err != nil {
+		return err
+	}
+	*f.p, f.text = n, v
+	return nil
+}
+
+// parseMemoryLimit reads a size as GOMEMLIMIT does: a number of bytes with
+// an optional unit (B, KiB, MiB, GiB, TiB), or "off" for no limit
+// (math.MaxInt64).
+func parseMemoryLimit(s string) (int64, error) {
+	if s == "off" {
+		return math.MaxInt64, nil
+	}
+	num, unit := s, ""
+	if i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		num, unit = s[:i], s[i:]
+	}
+	shift, ok := map[string]uint{"": 0, "B": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}[unit]
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("%q is not a size such as 100MiB (B, KiB, MiB, GiB, TiB) or off", s)
+	}
+	return n << shift, nil
+}
+
+// splitList reads a comma-separated list, entries trimmed, empty ones
+// dropped.
+func splitList(v string) []string {
+	var out []string
+	for _, e := range strings.Split(v, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
+	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/orgportal/portal-api/internal/busypoll"
 )
 
 func env(m map[string]string) func(string) string {
@@ -24,9 +24,9 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Addr: "127.0.0.1:8080", TLSCert: "portal-cert.pem", TLSKey: "portal-key.pem", Context: "", DB: "portal.db", Seed: "",
 		Version: "11.5", Deployment: "enterprise", AllowRemoteAdmin: false, LogLevel: slog.LevelInfo,
-		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, JournalSize: 10000, BusyPoll: busypoll.Default,
+		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, JournalSize: 10000, MemoryLimit: 100 << 20,
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
 	}
 }
@@ -43,11 +43,12 @@ var fromEnv = map[string]string{
 	"PORTAL_DEPLOYMENT":          "online",
 	"PORTAL_ALLOW_REMOTE_ADMIN":  "true",
 	"PORTAL_ADMIN_TOKEN":         "s3cret",
+	"PORTAL_ADMIN_HOSTS":         "portald, portal.test ,",
 	"PORTAL_LOG_LEVEL":           "debug",
 	"PORTAL_READ_HEADER_TIMEOUT": "3s",
 	"PORTAL_IDLE_TIMEOUT":        "45s",
 	"PORTAL_JOURNAL_SIZE":        "50",
-	"PORTAL_BUSY_POLL":           "0",
+	"PORTAL_MEMORY_LIMIT":        "off",
 }
 
 func TestLoadEnv(t *testing.T) {
@@ -57,10 +58,10 @@ func TestLoadEnv(t *testing.T) {
 	}
 	want := Config{
 		Addr: "0.0.0.0:9000", TLS: true, TLSCert: "/etc/portal/cert.pem", TLSKey: "/etc/portal/key.pem", Context: "/portal", DB: ":memory:", Seed: "seed.yaml",
-		Version: "10.8", Deployment: "online", AllowRemoteAdmin: true, AdminToken: "s3cret", LogLevel: slog.LevelDebug,
-		ReadHeaderTimeout: 3 * time.Second, IdleTimeout: 45 * time.Second, JournalSize: 50,
+		Version: "10.8", Deployment: "online", AllowRemoteAdmin: true, AdminToken: "s3cret", AdminHosts: []string{"portald", "portal.test"}, LogLevel: slog.LevelDebug,
+		ReadHeaderTimeout: 3 * time.Second, IdleTimeout: 45 * time.Second, JournalSize: 50, MemoryLimit: math.MaxInt64,
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
 	}
 }
@@ -68,9 +69,9 @@ func TestLoadEnv(t *testing.T) {
 func TestLoadFlagBeatsEnv(t *testing.T) {
 	args := []string{
 		"-addr", "127.0.0.1:0", "-tls=false", "-tls-cert", "c.pem", "-tls-key", "k.pem", "-context", "/arcgis", "-db", "other.db", "-seed", "mine.json",
-		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-admin=false", "-admin-token", "other", "-log-level", "warn",
+		"-version", "11.1", "-deployment", "enterprise", "-allow-remote-admin=false", "-admin-token", "other", "-admin-hosts", "replica1", "-log-level", "warn",
 		"-read-header-timeout", "1s", "-idle-timeout", "500ms", "-journal-size", "0",
-		"-busy-poll", "1ms",
+		"-memory-limit", "1GiB",
 	}
 	got, err := Load(args, env(fromEnv))
 	if err != nil {
@@ -78,10 +79,10 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 	}
 	want := Config{
 		Addr: "127.0.0.1:0", TLSCert: "c.pem", TLSKey: "k.pem", Context: "/arcgis", DB: "other.db", Seed: "mine.json",
-		Version: "11.1", Deployment: "enterprise", AllowRemoteAdmin: false, AdminToken: "other", LogLevel: slog.LevelWarn,
-		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond, JournalSize: 0, BusyPoll: time.Millisecond,
+		Version: "11.1", Deployment: "enterprise", AllowRemoteAdmin: false, AdminToken: "other", AdminHosts: []string{"replica1"}, LogLevel: slog.LevelWarn,
+		ReadHeaderTimeout: time.Second, IdleTimeout: 500 * time.Millisecond, JournalSize: 0, MemoryLimit: 1 << 30,
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Load() = %+v\nwant %+v", got, want)
 	}
 
@@ -162,9 +163,11 @@ func TestLoadInvalid(t *testing.T) {
 		{"read-header-timeout zero", []string{"-read-header-timeout", "0s"}, nil, "-read-header-timeout (PORTAL_READ_HEADER_TIMEOUT)"},
 		{"idle-timeout negative", nil, map[string]string{"PORTAL_IDLE_TIMEOUT": "-5s"}, "-idle-timeout (PORTAL_IDLE_TIMEOUT)"},
 		{"idle-timeout flag", []string{"-idle-timeout", "forever"}, nil, "-idle-timeout"},
-		{"busy-poll negative", nil, map[string]string{"PORTAL_BUSY_POLL": "-1us"}, "-busy-poll (PORTAL_BUSY_POLL)"},
-		{"busy-poll too long", []string{"-busy-poll", "1s"}, nil, "-busy-poll (PORTAL_BUSY_POLL)"},
-		{"busy-poll not a duration", nil, map[string]string{"PORTAL_BUSY_POLL": "often"}, "-busy-poll"},
+		{"memory-limit negative", []string{"-memory-limit", "-1MiB"}, nil, "-memory-limit"},
+		{"memory-limit too small", nil, map[string]string{"PORTAL_MEMORY_LIMIT": "1MiB"}, "-memory-limit (PORTAL_MEMORY_LIMIT)"},
+		{"memory-limit unit", []string{"-memory-limit", "100MB"}, nil, "-memory-limit"},
+		{"memory-limit overflow", nil, map[string]string{"PORTAL_MEMORY_LIMIT": "9999999999TiB"}, "-memory-limit: PORTAL_MEMORY_LIMIT"},
+		{"memory-limit empty unit only", []string{"-memory-limit", "MiB"}, nil, "-memory-limit"},
 		{"unknown flag", []string{"-port", "80"}, nil, "-port"},
 		{"positional argument", []string{"serve"}, nil, `unexpected argument "serve"`},
 	}
@@ -192,7 +195,7 @@ func TestHelp(t *testing.T) {
 		t.Fatalf("Load(-h) = %v, want flag.ErrHelp", err)
 	}
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"-help"}, env(nil), &out); err != nil {
+	if err := run(t.Context(), []string{"-help"}, env(nil), &out, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range settings {

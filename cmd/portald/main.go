@@ -22,9 +22,9 @@ import (
 	"time"
 
 	"github.com/orgportal/portal-api/emulator"
-	"github.com/orgportal/portal-api/internal/busypoll"
-	"github.com/orgportal/portal-api/internal/tlscert"
+	"github.com/orgportal/portal-api/internal/buildinfo"
 	"github.com/orgportal/portal-api/server/seed"
+	"github.com/orgportal/portal-api/tlscert"
 )
 
 // Server timeouts beside the configurable ones (Config.ReadHeaderTimeout and
@@ -50,7 +50,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, func(cfg Config) { setMemoryLimit(cfg.MemoryLimit, os.Getenv) })
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "portald:", err)
@@ -71,10 +71,28 @@ func setGCPercent(getenv func(string) string) int {
 	return defaultGCPercent
 }
 
+// setMemoryLimit applies limit as the runtime's soft memory limit unless
+// GOMEMLIMIT is set, and returns the limit in force.
+func setMemoryLimit(limit int64, getenv func(string) string) int64 {
+	if getenv("GOMEMLIMIT") != "" {
+		// Read without changing it: the runtime has applied GOMEMLIMIT.
+		return debug.SetMemoryLimit(-1)
+	}
+	debug.SetMemoryLimit(limit)
+	return limit
+}
+
 // run starts the emulator and serves until ctx is cancelled, then stops
 // accepting connections, lets requests in flight finish and closes the
-// store. Its first line on stdout names the address it listens on.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) (err error) {
+// store. Its first line on stdout names the address it listens on. tune,
+// when not nil, is given the configuration before anything starts: the
+// settings of the whole process are main's, not those of a test calling run.
+// With "healthcheck" first, it checks the server the other arguments
+// describe instead.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, tune func(Config)) (err error) {
+	if len(args) > 0 && args[0] == "healthcheck" {
+		return healthcheck(ctx, args[1:], getenv, stdout)
+	}
 	cfg, err := Load(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		usage(stdout, getenv)
@@ -82,6 +100,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	if err != nil {
 		return err
+	}
+	if tune != nil {
+		tune(cfg)
 	}
 
 	logOut := newLogWriter(os.Stderr)
@@ -113,7 +134,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 	emu, err := emulator.New(ctx, emulator.Options{
 		DSN: cfg.DB, Seed: seedFile, Version: cfg.Version, Deployment: cfg.Deployment, Context: cfg.Context,
-		Logger: logger, AllowRemoteAdmin: cfg.AllowRemoteAdmin, AdminToken: cfg.AdminToken,
+		Logger: logger, AllowRemoteAdmin: cfg.AllowRemoteAdmin, AdminHosts: cfg.AdminHosts, AdminToken: cfg.AdminToken,
 		JournalSize: journalSize(cfg.JournalSize),
 	})
 	if err != nil {
@@ -130,7 +151,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	srv := &http.Server{
-		Handler:           busypoll.Handler(emu, cfg.BusyPoll),
+		Handler:           emu,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -143,14 +164,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	served := make(chan error, 1)
 	go func() {
 		if tlsConfig != nil {
-			served <- srv.ServeTLS(busypoll.Listener(ln), "", "")
+			served <- srv.ServeTLS(ln, "", "")
 			return
 		}
-		served <- srv.Serve(busypoll.Listener(ln))
+		served <- srv.Serve(ln)
 	}()
 
 	fmt.Fprintln(stdout, startLine(cfg, ln.Addr().String(), seedFile, demo, emu.Seeded(), cert))
-	logger.Info("serving", "addr", ln.Addr().String(), "tls", cfg.TLS, "version", cfg.Version, "deployment", cfg.Deployment)
+	logger.Info("serving", "addr", ln.Addr().String(), "tls", cfg.TLS, "version", cfg.Version, "deployment", cfg.Deployment, "build", buildinfo.String())
 
 	select {
 	case err := <-served:

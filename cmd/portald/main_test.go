@@ -37,7 +37,7 @@ func start(t *testing.T, args ...string) *instance {
 	pr, pw := io.Pipe()
 	in := &instance{cancel: cancel, done: make(chan error, 1)}
 	go func() {
-		err := run(ctx, args, env(map[string]string{"PORTAL_LOG_LEVEL": "warn"}), pw)
+		err := run(ctx, args, env(map[string]string{"PORTAL_LOG_LEVEL": "warn"}), pw, nil)
 		pw.CloseWithError(io.EOF)
 		in.done <- err
 	}()
@@ -183,7 +183,7 @@ func TestRunRejectsBadSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(t.TempDir(), "portal.db")
-	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-db", db, "-seed", bad}, env(nil), io.Discard)
+	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-db", db, "-seed", bad}, env(nil), io.Discard, nil)
 	want := bad + `:5: organizations[0].users[0].role: unknown role "wizard"`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("run = %v, want an error containing %q", err, want)
@@ -194,7 +194,7 @@ func TestRunRejectsBadSeed(t *testing.T) {
 }
 
 func TestRunRejectsBadConfig(t *testing.T) {
-	err := run(t.Context(), []string{"-deployment", "cloud"}, env(nil), io.Discard)
+	err := run(t.Context(), []string{"-deployment", "cloud"}, env(nil), io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "-deployment") {
 		t.Fatalf("run = %v", err)
 	}

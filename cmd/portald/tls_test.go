@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgportal/portal-api/internal/tlscert"
+	"github.com/orgportal/portal-api/tlscert"
 )
 
 // trusting is a client that trusts the certificates of file, as one given
@@ -127,7 +127,7 @@ func TestRunRefusesBadCertificates(t *testing.T) {
 			if err := os.WriteFile(keyFile, c.key, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			err := run(t.Context(), []string{"-tls", "-tls-cert", certFile, "-tls-key", keyFile, "-addr", "127.0.0.1:0", "-db", db}, env(nil), io.Discard)
+			err := run(t.Context(), []string{"-tls", "-tls-cert", certFile, "-tls-key", keyFile, "-addr", "127.0.0.1:0", "-db", db}, env(nil), io.Discard, nil)
 			for _, s := range c.want {
 				if err == nil || !strings.Contains(err.Error(), s) {
 					t.Errorf("run = %v, want an error containing %q", err, s)

@@ -3,18 +3,20 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // What settings/update with a banner sends PostgreSQL, as server/sqlstore
-// sends it: the banner's upsert confirming the token first (Tx.PatchSettings
-// guarded by Tx.ConfirmToken), one statement without BEGIN (pgTx.commitAlone, writeGroups);
+// sends it: the banner's upsert, written only while the token and the
+// organization exist (Tx.PatchSettings confirming the token of
+// Tx.ConfirmToken itself), one statement without BEGIN (pgTx.commitAlone);
 // and what the settings read sends (Tx.Settings). `make bench-pg` runs the
 // select in pgbench too, and the upsert without the token.
 const (
 	PGWriteBanner = `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
-VALUES (CASE WHEN (SELECT 1 / count(*)::int FROM tokens WHERE token = $1) = 1 THEN (SELECT id FROM organizations WHERE id = $2) END, NULL, NULL, $3, NULL)
+SELECT $2, NULL, NULL, $3, NULL WHERE EXISTS (SELECT 1 FROM tokens WHERE token = $1) AND EXISTS (SELECT 1 FROM organizations WHERE id = $2)
 ON CONFLICT (org_id) DO UPDATE SET banner = excluded.banner`
 	PGUpsertBanner = `INSERT INTO settings (org_id, anonymous_notice, authenticated_notice, banner, portal_config)
 SELECT $1, NULL, NULL, $2, NULL WHERE EXISTS (SELECT 1 FROM organizations WHERE id = $1) ON CONFLICT (org_id) DO UPDATE SET banner = excluded.banner`
@@ -30,9 +32,15 @@ type PGFloor struct {
 	Org  string
 }
 
+// errUnwritten is the floor's answer to a write that wrote nothing.
+var errUnwritten = errors.New("nothing written: the token or the organization is gone")
+
 // Write sends settings/update's statement.
 func (f PGFloor) Write(ctx context.Context, token, banner string) error {
-	_, err := f.Pool.Exec(ctx, PGWriteBanner, token, f.Org, banner)
+	tag, err := f.Pool.Exec(ctx, PGWriteBanner, token, f.Org, banner)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = errUnwritten
+	}
 	return err
 }
 

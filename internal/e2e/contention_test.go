@@ -524,11 +524,10 @@ func TestReplicasResetAgainstConcurrentWrites(t *testing.T) {
 }
 
 // settings/updates of one organization with a generated token, several at
-// once on each replica (where they share commits), race a reset through one
-// of them: once the reset has answered no replica accepts the token, and no
-// banner the token wrote survives it, whether its write committed alone,
-// in a group, or was sent again alone after its group failed.
-func TestReplicasResetAgainstSharedCommits(t *testing.T) {
+// once on each replica (each one statement that writes only while the token
+// exists), race a reset through one of them: once the reset has answered no
+// replica accepts the token, and no banner the token wrote survives it.
+func TestReplicasResetAgainstSettingsUpdates(t *testing.T) {
 	procs := replicas(t, 2)
 	ctx := context.Background()
 	for round := range 2 {

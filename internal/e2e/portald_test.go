@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgportal/portal-api/internal/tlscert"
+	"github.com/orgportal/portal-api/tlscert"
 )
 
 var (

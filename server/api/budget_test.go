@@ -16,9 +16,8 @@ import (
 	"github.com/orgportal/portal-api/server/sqlstore"
 )
 
-// budgetPortal serves the API on an in-memory store whose bodies in flight
-// may hold at most limit bytes.
-func budgetPortal(t *testing.T, limit int64) *httptest.Server {
+// demoStore is an in-memory store holding the demo seed.
+func demoStore(t *testing.T) *sqlstore.Store {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlstore.Open(ctx, ":memory:")
@@ -29,13 +28,25 @@ func budgetPortal(t *testing.T, limit int64) *httptest.Server {
 	if err := st.Update(ctx, func(tx server.Tx) error { return seed.Demo().Apply(ctx, tx, time.Now()) }); err != nil {
 		t.Fatal(err)
 	}
-	h, err := api.New(api.Config{Store: st, BodyBytesInFlight: limit})
+	return st
+}
+
+// serveAPI serves the API configured by cfg.
+func serveAPI(t *testing.T, cfg api.Config) *httptest.Server {
+	t.Helper()
+	h, err := api.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// budgetPortal serves the API on an in-memory store whose bodies in flight
+// may hold at most limit bytes.
+func budgetPortal(t *testing.T, limit int64) *httptest.Server {
+	return serveAPI(t, api.Config{Store: demoStore(t), BodyBytesInFlight: limit})
 }
 
 // A body beyond the room left for bodies in flight is answered 503 with

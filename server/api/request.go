@@ -275,7 +275,7 @@ func principal(ctx context.Context) server.Principal {
 func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
-			cl := &call{Context: c.Request().Context(), req: c.Request(), op: o}
+			cl := &call{Context: server.WithRequest(c.Request().Context()), req: c.Request(), op: o}
 			c.SetRequest(c.Request().WithContext(cl))
 			if !o.available || o.shadowed(c) {
 				return errNotFound

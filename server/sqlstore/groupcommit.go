@@ -1,15 +1,12 @@
 package sqlstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -22,11 +19,6 @@ const maxGroup = 64
 
 // errClosed answers an Update made, or still waiting, once Close is called.
 var errClosed = errors.New("sqlstore: store closed")
-
-// ErrNestedUpdate answers an Update made inside another Update's fn, with
-// fn's context, on SQLite: the inner one would wait for the outer one's
-// group to end, and that group waits for fn to return.
-var ErrNestedUpdate = errors.New("sqlstore: Update called inside another Update's fn")
 
 // savepoint names the savepoint of the running job; jobs run one at a time
 // and release theirs before the next begins, so one name serves them all.
@@ -49,12 +41,6 @@ type job struct {
 	// COMMIT, for all its jobs that have one.
 	verify verifier
 	state  atomic.Int32
-	// aborts counts the groups rolled back under the job; committer only.
-	aborts int
-	// runs counts the times fn was started, and thread is the OS thread
-	// its goroutine is pinned to while it runs (see committer.nested).
-	runs   atomic.Uint32
-	thread atomic.Uint64
 	// res is written by the committer before done is closed.
 	res  result
 	done chan struct{}
@@ -79,11 +65,8 @@ func raised(p any) any {
 	return &server.PanicError{Value: p, Stack: debug.Stack()}
 }
 
-// take claims j for the committer; false when its caller abandoned it. A job
-// run again after its group was rolled back is already taken.
-func (j *job) take() bool {
-	return j.state.CompareAndSwap(queued, taken) || j.state.Load() == taken
-}
+// take claims j for the committer; false when its caller abandoned it.
+func (j *job) take() bool { return j.state.CompareAndSwap(queued, taken) }
 
 func (j *job) answer(r result) {
 	j.res = r
@@ -115,13 +98,6 @@ func (q *jobQueue) push(j *job) error {
 	q.mu.Unlock()
 	q.signal()
 	return nil
-}
-
-// pushFront puts jobs back at the front, in order, ahead of every waiting job.
-func (q *jobQueue) pushFront(jobs []*job) {
-	q.mu.Lock()
-	q.jobs = append(jobs, q.jobs...)
-	q.mu.Unlock()
 }
 
 func (q *jobQueue) signal() {
@@ -199,7 +175,7 @@ type knobs struct {
 	queued    func() // a caller's job joined the queue
 	closed    func() // close was called
 	committed func() // a group's COMMIT succeeded
-	aborted   func() // a group was rolled back as unusable
+	lost      func() // a group's transaction ended under one of its jobs
 }
 
 // committer runs the read-write transactions of a SQLite store, the Updates
@@ -208,35 +184,37 @@ type knobs struct {
 // each other's. One goroutine takes the first waiting job and, up to
 // maxGroup, those waiting behind it (including those that arrive while the
 // group runs, and those that arrive while it yields once before the COMMIT),
-// runs them in one BEGIN IMMEDIATE transaction, each fn in a
-// savepoint of its own, and ends the group with one COMMIT: one fsync.
+// runs them in one BEGIN IMMEDIATE transaction, each fn in a savepoint of
+// its own, and ends the group with one COMMIT: one fsync.
 //
 // Guarantees, as with a transaction per Update:
 //   - Serializable: jobs run one after another, each seeing the writes of
 //     those before it; the serial order is the order they ran in. A View
 //     sees the state after some group, never part of one.
 //   - A job whose fn fails or panics is rolled back to its savepoint; the
-//     others of its group are unaffected. The first job of a group has no
-//     savepoint: its failure rolls back the group, which holds only it.
+//     others of its group are unaffected. Every fn runs once.
+//   - A job's context ending never interrupts a statement (SQLite would
+//     roll the whole transaction back, the others' writes with it): its
+//     fn's next statement fails with the context's error instead (see
+//     tx.stmtContext), and its savepoint is rolled back.
 //   - Every job is answered once its group has ended, so none is
 //     acknowledged before its COMMIT. If the COMMIT fails, every job of the
 //     group gets its error, even one whose fn failed: that failure may rest
 //     on writes that were never committed.
-//   - SQLite rolls the whole transaction back on some errors (an
-//     interrupted write, as when a job's ctx ends mid-statement; I/O
-//     errors). The savepoint statement after the fn then fails: the group is
-//     rolled back, that job gets its error, and the jobs that ran before it
-//     run again, first in the queue, since what their fn saw is undone
-//     (Update's contract allows running fn again). A job is given up after
-//     maxAttempts such rollbacks.
+//   - SQLite still rolls the whole transaction back on some errors (a full
+//     disk, an I/O error). The savepoint's RELEASE or ROLLBACK TO then
+//     fails: the group is lost, and its jobs get that error, without
+//     running again (see lose).
 //   - A panic in fn is raised again in the caller's goroutine as a
 //     *server.PanicError holding its value and fn's stack; runtime.Goexit in fn
 //     (t.FailNow) ends the caller's goroutine, and another goroutine carries
 //     on with the group.
 //   - A job whose ctx is done before its turn is answered ctx.Err() without
 //     running; once it runs, its caller waits for the real outcome.
-//   - An Update made by fn itself, with fn's context, would wait for ever
-//     for its own group: it is answered ErrNestedUpdate (see nested).
+//
+// An Update made by fn itself would wait for ever for its own group: Update
+// is not reentrant, and refuses one made with a request's context while
+// another made with it is under way (server.EnterUpdate).
 //
 // On ":memory:" the pool's one connection is held for a group at a time, so
 // Views run between groups.
@@ -248,17 +226,11 @@ type committer struct {
 
 	// g is the open group, touched only by the goroutine running loop.
 	g group
-	// gid is the id of the goroutine running loop, and running the job
-	// whose fn it is running (nil between fns): an Update made on that
-	// goroutine is nested in that fn. gid serves where the OS thread's id
-	// cannot be read (see nested).
-	gid     atomic.Uint64
-	running atomic.Pointer[job]
 
 	knobs *knobs // nil outside tests
 
-	// removals is the store's count of statements deleting tokens, which
-	// the group's tx keeps.
+	// removals is the store's count of token removals, which the group's
+	// tx keeps.
 	removals *atomic.Uint64
 }
 
@@ -268,9 +240,6 @@ type group struct {
 	jobs []*job // jobs whose fn ran, their results to give at the end
 	// t is the view of tx every job gets; its bound statements serve all.
 	t *tx
-	// bare: the group's first job ran without a savepoint (see run);
-	// probed: the transaction was found still open after it.
-	bare, probed bool
 }
 
 func newCommitter(db *sql.DB, stmts *stmtCache, removals *atomic.Uint64) *committer {
@@ -305,9 +274,6 @@ func (c *committer) do(ctx context.Context, fn func(t *tx) error, verify verifie
 	if err := ctx.Err(); err != nil {
 		return err, nil
 	}
-	if c.nested(ctx) {
-		return ErrNestedUpdate, nil
-	}
 	j := &job{ctx: ctx, fn: fn, verify: verify, done: make(chan struct{})}
 	if err := c.q.push(j); err != nil {
 		return err, nil
@@ -330,52 +296,6 @@ func (c *committer) do(ctx context.Context, fn func(t *tx) error, verify verifie
 	return j.res.err, j.res.verified
 }
 
-// nested reports whether an Update with ctx is made by the fn running now,
-// on the committer's goroutine. On Linux that goroutine is pinned to its OS
-// thread while fn runs (run): the Update is nested when it is made on that
-// thread, during that run of fn, whatever its context. Reading the thread id
-// is one system call, made only while a fn runs. Elsewhere the goroutine id
-// would cost a stack trace (microseconds), so it is read only for an Update
-// with the running fn's own context, and a nested Update with another
-// context waits for ever.
-func (c *committer) nested(ctx context.Context) bool {
-	r := c.running.Load()
-	if r == nil {
-		return false
-	}
-	if n, pinned := r.runs.Load(), r.thread.Load(); pinned != 0 {
-		id, _ := thisThread()
-		// The same run of the same fn before and after reading the id:
-		// the thread was pinned to the committer all along, and no other
-		// goroutine could run on it.
-		return id == pinned && c.running.Load() == r && r.runs.Load() == n
-	}
-	return sameContext(ctx, r.ctx) && goroutineID() == c.gid.Load()
-}
-
-// sameContext reports whether a and b are one context value; false when
-// their type cannot be compared (== would panic).
-func sameContext(a, b context.Context) bool {
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	return va.Type() == vb.Type() && va.Comparable() && va.Equal(vb)
-}
-
-// goroutineID is the id of the calling goroutine, read from the first line
-// of its stack ("goroutine 42 [running]:"), which the runtime exposes
-// nowhere else.
-func goroutineID() uint64 {
-	var buf [32]byte
-	b := bytes.TrimPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
-	var id uint64
-	for _, d := range b {
-		if d < '0' || d > '9' {
-			break
-		}
-		id = id*10 + uint64(d-'0')
-	}
-	return id
-}
-
 // close answers the jobs still queued with errClosed after the group under
 // way ends, and stops the committer.
 func (c *committer) close() {
@@ -386,7 +306,6 @@ func (c *committer) close() {
 // loop runs groups until the committer is closed. It is also how a group
 // carries on in a new goroutine after a job's fn called runtime.Goexit.
 func (c *committer) loop() {
-	c.gid.Store(goroutineID())
 	for {
 		if c.g.tx == nil {
 			first := c.q.next()
@@ -439,7 +358,8 @@ func (c *committer) begin() error {
 		release(conn, true)
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	c.g = group{conn: conn, tx: t, t: &tx{tx: t, d: sqlite, stmts: c.stmts, bound: map[*sql.Stmt]*sql.Stmt{}, removals: c.removals}}
+	c.g = group{conn: conn, tx: t, t: &tx{tx: t, d: sqlite, stmts: c.stmts, bound: map[*sql.Stmt]*sql.Stmt{},
+		removals: c.removals, shared: true}}
 	return nil
 }
 
@@ -475,38 +395,15 @@ func (c *committer) exec(q string) error {
 	return err
 }
 
-// run runs one job's fn in a savepoint of the open group. The group's first
-// job runs without one when no other job waits, as under light load, where
-// most groups are one job: its failure rolls the whole transaction back,
-// which holds nothing else, and ends the group (settle). Two statements
-// fewer per Update. Jobs that arrive meanwhile join after a probe.
+// run runs one job's fn in a savepoint of the open group.
 func (c *committer) run(j *job) {
-	j.res = result{}
-	if len(c.g.jobs) == 0 && c.q.empty() {
-		c.g.bare = true
-	} else {
-		if c.g.bare && !c.g.probed {
-			if err := c.probe(); err != nil {
-				c.abort(err, append(c.g.jobs, j))
-				return
-			}
-			c.g.probed = true
-		}
-		if err := c.exec("SAVEPOINT " + savepoint); err != nil {
-			// The job has not run: it runs again with the others.
-			c.abort(fmt.Errorf("sqlstore: savepoint: %w", err), append(c.g.jobs, j))
-			return
-		}
+	if err := c.exec("SAVEPOINT " + savepoint); err != nil {
+		c.g.jobs = append(c.g.jobs, j)
+		c.lose(fmt.Errorf("sqlstore: savepoint: %w", err))
+		return
 	}
 	returned := false
-	j.runs.Add(1)
-	if id, ok := pinThread(); ok {
-		j.thread.Store(id)
-	}
-	c.running.Store(j)
 	defer func() {
-		c.running.Store(nil)
-		unpinThread()
 		if returned {
 			return
 		}
@@ -526,18 +423,8 @@ func (c *committer) run(j *job) {
 
 // settle keeps the job's writes when fn succeeded and undoes them otherwise,
 // then holds its result until the group ends. A savepoint statement that
-// fails means the transaction is no longer usable: the group is rolled back.
-// The first job has no savepoint: when it fails, the group ends with a
-// ROLLBACK.
+// fails means that SQLite ended the transaction: the group is lost.
 func (c *committer) settle(j *job, r result) {
-	if len(c.g.jobs) == 0 && c.g.bare {
-		j.res = r
-		c.g.jobs = append(c.g.jobs, j)
-		if !r.ok() {
-			c.commit()
-		}
-		return
-	}
 	var err error
 	if r.ok() {
 		err = c.exec("RELEASE " + savepoint)
@@ -545,61 +432,31 @@ func (c *committer) settle(j *job, r result) {
 		err = c.exec("RELEASE " + savepoint)
 	}
 	j.res = r
-	if err != nil {
-		if r.ok() {
-			j.res.err = fmt.Errorf("sqlstore: transaction lost: %w", err)
-		}
-		c.abort(fmt.Errorf("sqlstore: transaction lost: %w", err), c.g.jobs)
-		j.answer(j.res)
-		return
-	}
 	c.g.jobs = append(c.g.jobs, j)
+	if err != nil {
+		c.lose(fmt.Errorf("sqlstore: transaction lost: %w", err))
+	}
 }
 
-// probe checks that the transaction the first job ran in, without a
-// savepoint, is still open before another job joins it: SQLite rolls a
-// transaction back on some errors, and a first fn that returned nil all the
-// same would otherwise be answered as committed, its writes undone, while
-// the next SAVEPOINT began a new transaction. BEGIN fails inside a
-// transaction and nowhere else.
-func (c *committer) probe() error {
-	err := c.exec("BEGIN")
-	if err == nil {
-		return errors.New("sqlstore: transaction lost: it ended under the group's first job")
-	}
-	if !strings.Contains(err.Error(), "within a transaction") {
-		return fmt.Errorf("sqlstore: transaction lost: %w", err)
-	}
-	return nil
-}
-
-// abort rolls the open group back after it became unusable. Panicked and
-// exited jobs are answered; the others in again run again, in order, ahead
-// of every waiting job, unless the group was rolled back under them
-// maxAttempts times, in which case they get err.
-func (c *committer) abort(err error, again []*job) {
+// lose ends the open group, whose transaction SQLite ended under one of its
+// jobs: nothing of it is committed, and every job of it is answered err (but
+// those that panicked or exited, whose callers get that). None runs again:
+// what each fn saw is gone, and running it twice would be the caller's
+// call, not the store's.
+func (c *committer) lose(err error) {
 	g := c.g
 	c.g = group{}
-	// It fails when SQLite has already rolled back, as it does for most of
-	// the errors that lead here.
+	// It fails when SQLite has already rolled back, as it has here.
 	_ = g.tx.Rollback()
 	release(g.conn, true)
-	if c.knobs != nil && c.knobs.aborted != nil {
-		c.knobs.aborted()
+	if c.knobs != nil && c.knobs.lost != nil {
+		c.knobs.lost()
 	}
-	var rerun []*job
-	for _, j := range again {
-		switch j.aborts++; {
-		case j.res.panicked || j.res.goexit:
-			j.answer(j.res)
-		case j.aborts >= maxAttempts:
-			j.answer(result{err: err})
-		default:
-			rerun = append(rerun, j)
+	for _, j := range g.jobs {
+		if !j.res.panicked && !j.res.goexit {
+			j.res = result{err: err}
 		}
-	}
-	if len(rerun) > 0 {
-		c.q.pushFront(rerun)
+		j.answer(j.res)
 	}
 }
 
@@ -639,11 +496,4 @@ func (c *committer) commit() {
 		}
 		j.answer(j.res)
 	}
-}
-
-// empty reports whether no job waits.
-func (q *jobQueue) empty() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.jobs) == 0
 }

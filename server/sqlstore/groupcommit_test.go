@@ -35,13 +35,13 @@ func init() {
 var errFail = errors.New("fail")
 
 // watched is a store whose committer reports to the test through knobs: it
-// counts COMMITs, groups rolled back as unusable and queued jobs, and says
-// when Close has begun. Tests wait on these events instead of polling.
+// counts COMMITs, groups lost and queued jobs, and says when Close has
+// begun. Tests wait on these events instead of polling.
 type watched struct {
 	*Store
-	commits, aborts, queued atomic.Int64
-	changed                 chan struct{} // holds a token after a job is queued
-	closing                 chan struct{} // closed once Close has begun
+	commits, losts, queued atomic.Int64
+	changed                chan struct{} // holds a token after a job is queued
+	closing                chan struct{} // closed once Close has begun
 }
 
 // watch installs the knobs on s, whose groups hold at most max jobs (0:
@@ -59,7 +59,7 @@ func watch(s *Store, max int) *watched {
 		},
 		closed:    func() { close(w.closing) },
 		committed: func() { w.commits.Add(1) },
-		aborted:   func() { w.aborts.Add(1) },
+		lost:      func() { w.losts.Add(1) },
 	})
 	return w
 }
@@ -355,66 +355,61 @@ func TestGroupCommitGoexit(t *testing.T) {
 	wantCommits(t, s, commits, 2)
 }
 
-// TestGroupCommitNestedDerivedContext: on Linux an Update inside an
-// Update's fn is refused whatever its context: one derived from fn's (a
-// value, a deadline) or an unrelated one.
-func TestGroupCommitNestedDerivedContext(t *testing.T) {
-	if _, ok := thisThread(); !ok {
-		t.Skip("only Linux tells a nested Update by its thread; elsewhere only one with fn's own context is caught (TestGroupCommitNested)")
-	}
+// TestGroupCommitNested: an Update made by an Update's fn with the
+// request's context, or one derived from it, is refused at once (it would
+// wait for the group that waits for fn); the outer one goes on and decides
+// what to do with the error. Updates from other goroutines while a fn runs,
+// with their own request's context or none, are not affected.
+func TestGroupCommitNested(t *testing.T) {
 	s := openWatched(t, sqliteFile(t))
-	ctx := t.Context()
+	ctx := server.WithRequest(t.Context())
 	type key struct{}
-	withValue := context.WithValue(ctx, key{}, "v")
 	withDeadline, cancel := context.WithTimeout(ctx, time.Hour)
 	defer cancel()
 	for name, inner := range map[string]context.Context{
-		"a value": withValue, "a deadline": withDeadline, "unrelated": context.Background(),
+		"the request's": ctx, "with a value": context.WithValue(ctx, key{}, "v"), "with a deadline": withDeadline,
 	} {
 		var innerErr error
 		err := s.Update(ctx, func(tx server.Tx) error {
 			innerErr = s.Update(inner, putToken(inner, "inner"))
-			return nil
+			return tx.PutToken(ctx, server.Token{Token: "outer", Username: "u"})
 		})
 		if err != nil {
 			t.Errorf("%s: outer Update: %v", name, err)
 		}
-		if !errors.Is(innerErr, ErrNestedUpdate) {
+		if !errors.Is(innerErr, server.ErrNestedUpdate) {
 			t.Errorf("%s: nested Update: %v, want ErrNestedUpdate", name, innerErr)
 		}
 	}
-	wantTokens(t, s, nil, []string{"inner"})
-}
-
-// TestGroupCommitNested: an Update inside an Update's fn is refused at once
-// (it would wait for the group that waits for fn); the outer one goes on
-// and decides what to do with the error. Updates from other goroutines
-// while a fn runs are not affected.
-func TestGroupCommitNested(t *testing.T) {
-	s := openWatched(t, sqliteFile(t))
-	ctx := t.Context()
-	var inner error
-	outer := s.Update(ctx, func(tx server.Tx) error {
-		inner = s.Update(ctx, putToken(ctx, "inner"))
-		return tx.PutToken(ctx, server.Token{Token: "outer", Username: "u"})
-	})
-	if !errors.Is(inner, ErrNestedUpdate) {
-		t.Errorf("nested Update: %v, want ErrNestedUpdate", inner)
+	// A Reset too would wait for the group.
+	var resetErr error
+	if err := s.Update(ctx, func(tx server.Tx) error {
+		resetErr = s.Reset(ctx, nil)
+		return nil
+	}); err != nil {
+		t.Errorf("outer Update of the Reset: %v", err)
 	}
-	if outer != nil {
-		t.Errorf("outer Update: %v", outer)
+	if !errors.Is(resetErr, server.ErrNestedUpdate) {
+		t.Errorf("nested Reset: %v, want ErrNestedUpdate", resetErr)
 	}
-	// Another goroutine's Update queued while a fn runs joins the group.
+	// Other requests' Updates queued while a fn runs join the group.
 	b := block(t, s, "a")
-	other := enqueueUpdate(ctx, s, putToken(ctx, "other"))
+	other := enqueueUpdate(server.WithRequest(t.Context()), s, putToken(t.Context(), "other"))
+	unmarked := enqueueUpdate(t.Context(), s, putToken(t.Context(), "unmarked"))
 	close(b.release)
 	if err := <-b.done; err != nil {
 		t.Errorf("a: %v", err)
 	}
-	if err := <-other; err != nil {
-		t.Errorf("Update from another goroutine while a fn ran: %v", err)
+	for name, ch := range map[string]<-chan error{"another request's": other, "unmarked": unmarked} {
+		if err := <-ch; err != nil {
+			t.Errorf("Update with %s context while a fn ran: %v", name, err)
+		}
 	}
-	wantTokens(t, s, []string{"outer", "a", "other"}, []string{"inner"})
+	// The request's own Updates, one after another, are not nested.
+	if err := s.Update(ctx, putToken(ctx, "after")); err != nil {
+		t.Errorf("the request's next Update: %v", err)
+	}
+	wantTokens(t, s, []string{"outer", "a", "other", "unmarked", "after"}, []string{"inner"})
 }
 
 // lateCtx is a context that ends without its Done channel closing, so that
@@ -554,17 +549,20 @@ func TestGroupCommitBound(t *testing.T) {
 	wantCommits(t, s, commits, 2)
 }
 
-// lostTransaction runs a group a, b, x, d in which x's fn leaves the
-// transaction unusable through spoil: x is answered an error, a and b run
-// again in a new transaction (their first writes are undone with it) and
-// commit with d; x's writes are nowhere.
-func lostTransaction(t *testing.T, spoil func(ctx context.Context, t *tx) error) error {
-	s := openWatched(t, sqliteFile(t))
+// outcome is what a group a, b, x, d came to: each one's error, and how
+// many times the fns of a, b and d ran.
+type outcome struct {
+	a, b, x, d error
+	runs       [3]int32
+}
+
+// groupOf runs a group a, b, x, d whose x runs xfn with x's context, which
+// sqlstore_test_cancel() ends.
+func groupOf(t *testing.T, s *watched, xfn func(ctx context.Context, t *tx) error) outcome {
 	ctx := t.Context()
-	commits, aborts := s.commits.Load(), s.aborts.Load()
 	a := block(t, s, "a")
 	var bRuns, dRuns atomic.Int32
-	bErr := enqueueUpdate(ctx, s, func(tx server.Tx) error {
+	bCh := enqueueUpdate(ctx, s, func(tx server.Tx) error {
 		bRuns.Add(1)
 		return tx.PutToken(ctx, server.Token{Token: "b", Username: "u"})
 	})
@@ -572,66 +570,82 @@ func lostTransaction(t *testing.T, spoil func(ctx context.Context, t *tx) error)
 	defer cancel()
 	interruptCancel.Store(&cancel)
 	defer interruptCancel.Store(nil)
-	xErr := enqueueUpdate(xCtx, s, func(stx server.Tx) error {
+	xCh := enqueueUpdate(xCtx, s, func(stx server.Tx) error {
 		if err := stx.PutToken(xCtx, server.Token{Token: "x", Username: "u"}); err != nil {
 			return err
 		}
-		return spoil(xCtx, stx.(*tx))
+		return xfn(xCtx, stx.(*tx))
 	})
-	dErr := enqueueUpdate(ctx, s, func(tx server.Tx) error {
+	dCh := enqueueUpdate(ctx, s, func(tx server.Tx) error {
 		dRuns.Add(1)
 		return tx.PutToken(ctx, server.Token{Token: "d", Username: "u"})
 	})
 	close(a.release)
-	if err := <-a.done; err != nil {
-		t.Errorf("a: %v", err)
-	}
-	if err := <-bErr; err != nil {
-		t.Errorf("b: %v", err)
-	}
-	if err := <-dErr; err != nil {
-		t.Errorf("d: %v", err)
-	}
-	err := <-xErr
-	if err == nil {
-		t.Errorf("x succeeded, want an error")
-	}
-	if a, b, d := a.runs.Load(), bRuns.Load(), dRuns.Load(); a != 2 || b != 2 || d != 1 {
-		t.Errorf("fns ran a %d, b %d, d %d times; want 2, 2, 1", a, b, d)
-	}
-	wantTokens(t, s, []string{"a", "b", "d"}, []string{"x", "endless1"})
-	wantCommits(t, s, commits, 1)
-	if n := s.aborts.Load() - aborts; n != 1 {
-		t.Errorf("%d groups rolled back as unusable, want 1", n)
-	}
-	return err
+	return outcome{<-a.done, <-bCh, <-xCh, <-dCh, [3]int32{a.runs.Load(), bRuns.Load(), dRuns.Load()}}
 }
 
-// TestGroupCommitTransactionEnded: fn's statement ends the transaction, as a
-// driver error may.
-func TestGroupCommitTransactionEnded(t *testing.T) {
-	err := lostTransaction(t, func(ctx context.Context, t *tx) error {
+// TestGroupCommitCancelledJob: x's context ends while its statement runs.
+// The statement is not interrupted (SQLite would roll the whole
+// transaction back); x's next statement fails with the context's error,
+// x's savepoint is rolled back, and the others commit in the same group,
+// each fn run once.
+func TestGroupCommitCancelledJob(t *testing.T) {
+	s := openWatched(t, sqliteFile(t))
+	commits, losts := s.commits.Load(), s.losts.Load()
+	o := groupOf(t, s, func(ctx context.Context, t *tx) error {
+		// sqlstore_test_cancel() ends ctx while this statement runs.
+		if _, err := t.exec(ctx, `INSERT INTO tokens (token, username, expires_ms)
+			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+			SELECT 'many' || i, 'u', sqlstore_test_cancel() FROM n`); err != nil {
+			return err
+		}
+		return t.PutToken(ctx, server.Token{Token: "x2", Username: "u"})
+	})
+	for name, err := range map[string]error{"a": o.a, "b": o.b, "d": o.d} {
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if !errors.Is(o.x, context.Canceled) {
+		t.Errorf("x: %v, want context.Canceled", o.x)
+	}
+	if o.runs != [3]int32{1, 1, 1} {
+		t.Errorf("fns a, b, d ran %v times; want once each", o.runs)
+	}
+	wantTokens(t, s, []string{"a", "b", "d"}, []string{"x", "many1", "many1000", "x2"})
+	wantCommits(t, s, commits, 1)
+	if n := s.losts.Load() - losts; n != 0 {
+		t.Errorf("%d groups lost, want none", n)
+	}
+}
+
+// TestGroupCommitTransactionLost: x's fn ends the transaction (as SQLite
+// does on a full disk or an I/O error) and returns nil all the same. Its
+// savepoint's RELEASE fails: the group is lost, a, b and x are answered
+// its error, and no fn runs again; d, which had not run, commits in the
+// next group.
+func TestGroupCommitTransactionLost(t *testing.T) {
+	s := openWatched(t, sqliteFile(t))
+	commits, losts := s.commits.Load(), s.losts.Load()
+	o := groupOf(t, s, func(ctx context.Context, t *tx) error {
 		_, err := t.tx.ExecContext(ctx, "ROLLBACK")
 		return err
 	})
-	if err == nil || !strings.Contains(err.Error(), "transaction lost") {
-		t.Errorf("x: %v, want the transaction lost", err)
+	for name, err := range map[string]error{"a": o.a, "b": o.b, "x": o.x} {
+		if err == nil || !strings.Contains(err.Error(), "transaction lost") {
+			t.Errorf("%s: %v, want the transaction lost", name, err)
+		}
 	}
-}
-
-// TestGroupCommitInterrupted: x's ctx ends while its write runs; SQLite
-// interrupts it and rolls the whole transaction back.
-func TestGroupCommitInterrupted(t *testing.T) {
-	err := lostTransaction(t, func(ctx context.Context, t *tx) error {
-		// Endless, until sqlstore_test_cancel() has ended ctx and the
-		// statement is interrupted.
-		_, err := t.exec(ctx, `INSERT INTO tokens (token, username, expires_ms)
-			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)
-			SELECT 'endless' || i, 'u', sqlstore_test_cancel() FROM n`)
-		return err
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("x: %v, want context.Canceled", err)
+	if o.d != nil {
+		t.Errorf("d: %v", o.d)
+	}
+	if o.runs != [3]int32{1, 1, 1} {
+		t.Errorf("fns a, b, d ran %v times; want once each", o.runs)
+	}
+	wantTokens(t, s, []string{"d"}, []string{"a", "b", "x"})
+	wantCommits(t, s, commits, 1)
+	if n := s.losts.Load() - losts; n != 1 {
+		t.Errorf("%d groups lost, want 1", n)
 	}
 }
 
@@ -710,82 +724,4 @@ func BenchmarkUpdateParallel(b *testing.B) {
 			})
 		}
 	}
-}
-
-// TestGroupCommitFirstJobEndsTransaction: the group's first job, which runs
-// without a savepoint, ends the transaction and still returns nil; the job
-// joining it finds that out before its own savepoint would begin a new
-// transaction: the first runs again, and both are committed, once.
-func TestGroupCommitFirstJobEndsTransaction(t *testing.T) {
-	s := openWatched(t, sqliteFile(t))
-	ctx := t.Context()
-	commits, aborts := s.commits.Load(), s.aborts.Load()
-	release := make(chan struct{})
-	started := make(chan struct{})
-	var aRuns atomic.Int32
-	aErr := make(chan error, 1)
-	go func() {
-		aErr <- s.Update(ctx, func(stx server.Tx) error {
-			if aRuns.Add(1) == 1 {
-				close(started)
-				<-release
-				if err := stx.PutToken(ctx, server.Token{Token: "a", Username: "u"}); err != nil {
-					return err
-				}
-				_, err := stx.(*tx).tx.ExecContext(ctx, "ROLLBACK")
-				return err
-			}
-			return stx.PutToken(ctx, server.Token{Token: "a", Username: "u"})
-		})
-	}()
-	<-started
-	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
-	close(release)
-	if err := <-aErr; err != nil {
-		t.Errorf("a: %v", err)
-	}
-	if err := <-bErr; err != nil {
-		t.Errorf("b: %v", err)
-	}
-	if n := aRuns.Load(); n != 2 {
-		t.Errorf("a's fn ran %d times, want 2", n)
-	}
-	wantTokens(t, s, []string{"a", "b"}, nil)
-	wantCommits(t, s, commits, 1)
-	if n := s.aborts.Load() - aborts; n != 1 {
-		t.Errorf("%d groups rolled back as unusable, want 1", n)
-	}
-}
-
-// TestGroupCommitFirstJobFails: the group's first job fails after a write;
-// without a savepoint of its own, its group is rolled back whole, and the
-// job queued behind it commits in the next.
-func TestGroupCommitFirstJobFails(t *testing.T) {
-	s := openWatched(t, sqliteFile(t))
-	ctx := t.Context()
-	commits := s.commits.Load()
-	release := make(chan struct{})
-	started := make(chan struct{})
-	aErr := make(chan error, 1)
-	go func() {
-		aErr <- s.Update(ctx, func(stx server.Tx) error {
-			close(started)
-			<-release
-			if err := stx.PutToken(ctx, server.Token{Token: "a", Username: "u"}); err != nil {
-				return err
-			}
-			return errFail
-		})
-	}()
-	<-started
-	bErr := enqueueUpdate(ctx, s, putToken(ctx, "b"))
-	close(release)
-	if err := <-aErr; !errors.Is(err, errFail) {
-		t.Errorf("a: %v, want %v", err, errFail)
-	}
-	if err := <-bErr; err != nil {
-		t.Errorf("b: %v", err)
-	}
-	wantTokens(t, s, []string{"b"}, []string{"a"})
-	wantCommits(t, s, commits, 1)
 }

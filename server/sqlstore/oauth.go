@@ -32,8 +32,11 @@ func (t *tx) Roles(ctx context.Context, orgID string) ([]server.CustomRole, erro
 	return out, rows.Err()
 }
 
+// DeleteToken implements server.Tx; the removal counts for
+// Store.TokenRemovals.
 func (t *tx) DeleteToken(ctx context.Context, token string) error {
-	res, err := t.exec(ctx, deleteTokens+" WHERE token = ?", token)
+	t.removedTokens()
+	res, err := t.exec(ctx, "DELETE FROM tokens WHERE token = ?", token)
 	return deleted(res, err, "token")
 }
 

@@ -13,63 +13,42 @@ import (
 	"github.com/orgportal/portal-api/server"
 )
 
-// pgTx is a PostgreSQL transaction run on the pgx connection under a pooled
-// database/sql one, so that its BEGIN travels with its first statement (one
-// round trip, not two) and a transaction that runs no statement costs none.
-// Statements go through pgx's statement cache: prepared once per connection.
+// pgTx is a PostgreSQL transaction run on a pooled pgx connection: its BEGIN
+// travels with its first statement (one round trip, not two) and a
+// transaction that runs no statement costs none. Statements go through
+// pgx's statement cache: prepared once per connection.
 type pgTx struct {
 	conn  *pgx.Conn
 	begin string // the BEGIN statement, sent with the first statement
 	begun bool
 	// confirm is the token the transaction depends on (tx.ConfirmToken),
-	// read between BEGIN and the first statement; tokenGone records that
-	// it was not found, which fails the transaction whatever fn makes of
-	// its first statement's error.
-	confirm   *string
-	tokenGone bool
+	// read between BEGIN and the first statement.
+	confirm *string
 	// pending are writes whose outcome fn does not wait for (see
-	// deferWrite): sent with the next statement, or else with COMMIT.
+	// deferWrite): sent with the next statement, or else alone.
 	pending []pendingWrite
-	// groups, when set, commits a transaction of pending writes alone with
-	// others to the same row (writeGroups).
-	groups *writeGroups
+	// failed is what the token's confirmation or a pending write found:
+	// the transaction fails with it, whatever fn made of the error its
+	// own statement got instead.
+	failed error
 }
 
-// pendingWrite is a statement queued by deferWrite; fail turns its error
-// into the one the transaction reports. guarded, when not empty, is q
-// confirming the token first (its first argument, then args), failing as
-// confirmTokenPG does: sent in place of the confirmation and q when the
-// transaction's first write, one statement instead of two.
-//
-// key names the row q writes, when that is one row: the transactions of
-// pending writes to one row may commit together (writeGroups).
+// pendingWrite is a statement queued by deferWrite; check, when not nil,
+// judges what it did by its command tag (rows affected).
 type pendingWrite struct {
-	q, guarded, key string
-	args            []any
-	fail            func(error) error
+	q     string
+	args  []any
+	check func(pgconn.CommandTag) error
 }
 
-// deferWrite queues q, a write whose result fn needs no more than its
-// success, when it would be the transaction's first statement: it is then
-// sent with BEGIN and the next statement, or, when none comes, the token
-// confirmation and the pending writes are the whole transaction, sent as one
-// pipeline (commitAlone): one round trip, and the rows it locks are held
-// for no round trip at all. A failure fails the transaction (the statement
-// must raise an error where it would otherwise do nothing). It reports false,
-// having queued nothing, once the transaction has begun.
-func (p *pgTx) deferWrite(w pendingWrite) bool {
-	if p.begun {
-		return false
-	}
-	p.pending = append(p.pending, w)
-	return true
-}
-
-// guarded reports whether the first pending write confirms the token
-// itself (pendingWrite.guarded).
-func (p *pgTx) guarded() bool {
-	return p.confirm != nil && len(p.pending) > 0 && p.pending[0].guarded != ""
-}
+// deferWrite queues w, a write whose result fn needs no more than its
+// success, as the transaction's first statement (before it has begun): it is
+// sent with BEGIN and the next statement, or, when none comes, the pending
+// writes are the whole transaction, sent as one pipeline (commitAlone): one
+// round trip, and the rows it locks are held for no round trip at all. A
+// token to confirm must be confirmed by w itself (confirm taken): a
+// confirmation sent beside writes alone would not stop them.
+func (p *pgTx) deferWrite(w pendingWrite) { p.pending = append(p.pending, w) }
 
 // queueStart queues BEGIN (when begin), the token confirmation and the
 // pending writes.
@@ -77,55 +56,53 @@ func (p *pgTx) queueStart(b *pgx.Batch, begin bool) {
 	if begin {
 		b.Queue(p.begin)
 	}
-	pending := p.pending
-	switch {
-	case p.guarded():
-		w := pending[0]
-		b.Queue(w.guarded, append([]any{*p.confirm}, w.args...)...)
-		pending = pending[1:]
-	case p.confirm != nil:
-		b.Queue(confirmTokenPG, *p.confirm)
+	if p.confirm != nil {
+		b.Queue(postgres.rebind(confirmTokenQuery), *p.confirm)
 	}
-	for _, w := range pending {
+	for _, w := range p.pending {
 		b.Queue(w.q, w.args...)
 	}
 }
 
-// tokenGoneErr reports whether err is confirmTokenPG's, or a guarded
-// write's, failure for a token not found.
-func tokenGoneErr(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "22012" // division_by_zero
-}
-
-// readStart reads the results of what queueStart queued. After an error the
-// server skipped the rest of the batch, so the transaction failed.
+// readStart reads the results of what queueStart queued. A token not found,
+// a statement that failed or a write found wrong by its check fails the
+// transaction (failed); a connection that failed leaves its outcome to the
+// caller.
 func (p *pgTx) readStart(br pgx.BatchResults, begin bool) error {
 	if begin {
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
 	}
-	guarded := p.guarded()
-	if p.confirm != nil && !guarded {
+	if p.confirm != nil {
 		var one int
-		if err := br.QueryRow().Scan(&one); err != nil {
-			if tokenGoneErr(err) {
-				p.tokenGone = true
-				return server.ErrTokenRemoved
+		err := br.QueryRow().Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			p.failed = server.ErrTokenRemoved
+			return p.failed
+		}
+		if err != nil {
+			if isPgError(err) {
+				p.failed = fmt.Errorf("sqlstore: confirm token: %w", err)
+				return p.failed
 			}
-			return fmt.Errorf("sqlstore: confirm token: %w", err)
+			return err
 		}
 	}
 	pending := p.pending
 	p.pending = nil
-	for i, w := range pending {
-		if _, err := br.Exec(); err != nil {
-			if i == 0 && guarded && tokenGoneErr(err) {
-				p.tokenGone = true
-				return server.ErrTokenRemoved
-			}
-			return w.fail(err)
+	for _, w := range pending {
+		tag, err := br.Exec()
+		switch {
+		case err != nil && !isPgError(err):
+			return err
+		case err != nil:
+			p.failed = fmt.Errorf("sqlstore: write: %w", err)
+		case w.check != nil:
+			p.failed = w.check(tag)
+		}
+		if p.failed != nil {
+			return p.failed
 		}
 	}
 	return nil
@@ -219,25 +196,20 @@ func (r firstRow) Scan(dest ...any) error {
 	return rs.Scan(dest...)
 }
 
-// confirmTokenPG is confirmTokenQuery failing, rather than returning no row,
-// when the token is gone: the statements sent with it, COMMIT included, are
-// then skipped.
-const confirmTokenPG = "SELECT 1 / count(*)::int FROM tokens WHERE token = $1"
-
 // end commits or, when fnErr is not nil, rolls back a transaction begun.
 func (p *pgTx) end(ctx context.Context, fnErr error) error {
-	if !p.begun && (fnErr != nil || len(p.pending) == 0) {
-		return fnErr
+	if p.failed != nil {
+		fnErr = p.failed
+	}
+	if !p.begun {
+		if fnErr != nil || len(p.pending) == 0 {
+			return fnErr
+		}
+		return p.commitAlone(ctx)
 	}
 	if fnErr != nil {
 		p.rollback(ctx)
 		return fnErr
-	}
-	if !p.begun {
-		if p.groups != nil {
-			return p.groups.commit(ctx, p)
-		}
-		return p.commitAlone(ctx)
 	}
 	tag, err := p.conn.Exec(ctx, "commit")
 	if err != nil {
@@ -260,27 +232,30 @@ func (p *pgTx) rollback(ctx context.Context) {
 	}
 }
 
-// commitAlone runs a transaction of pending writes alone: the token
-// confirmation and the writes in one round trip, as the implicit transaction
-// of one pipeline, which the server commits at its end (the Sync message)
-// unless a statement failed, and then rolls back whole. Its isolation is
-// the session's default, READ COMMITTED (see Open), as BEGIN would set.
+// commitAlone runs a transaction of pending writes alone, in one round
+// trip: the implicit transaction of one pipeline, which the server commits
+// at its end (the Sync message) unless a statement failed, and then rolls
+// back whole. Its isolation is the session's default, READ COMMITTED (see
+// Open), as BEGIN would set.
 func (p *pgTx) commitAlone(ctx context.Context) error {
 	var b pgx.Batch
 	p.queueStart(&b, false)
 	br := p.conn.SendBatch(ctx, &b)
 	p.begun = true
 	err := p.readStart(br, false)
-	if err != nil && !p.tokenGone && !isPgError(err) {
+	// Close reads the pipeline's end: an error there is the commit's.
+	cerr := br.Close()
+	switch {
+	case p.failed != nil:
+		return p.failed // the server answered: nothing was written
+	case err != nil:
 		// The connection failed with the pipeline sent: whether it
 		// committed is unknown.
-		err = &errCommit{err}
+		return &errCommit{err}
+	case cerr != nil:
+		return &errCommit{cerr}
 	}
-	// Close reads the pipeline's end: an error there is the commit's.
-	if cerr := br.Close(); err == nil && cerr != nil {
-		err = &errCommit{cerr}
-	}
-	return err
+	return nil
 }
 
 // isPgError reports whether err is an error the server answered.
@@ -297,24 +272,24 @@ func (s *Store) runPG(ctx context.Context, begin string, readOnly bool, fn func(
 	}
 	// Release discards a connection closed or left in a transaction.
 	defer conn.Release()
-	return func() error {
-		p := &pgTx{conn: conn.Conn(), begin: begin, groups: &s.writes}
-		t := &tx{pg: p, d: postgres, readOnly: readOnly, lock: !readOnly}
-		var fnErr error
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					_ = p.end(ctx, errors.New("panic"))
-					panic(r)
-				}
-			}()
-			fnErr = fn(t)
+	p := &pgTx{conn: conn.Conn(), begin: begin}
+	t := &tx{pg: p, d: postgres, readOnly: readOnly, lock: !readOnly}
+	var fnErr error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				_ = p.end(ctx, errors.New("panic"))
+				panic(r)
+			}
 		}()
-		if p.tokenGone {
-			fnErr = server.ErrTokenRemoved
-		}
-		return p.end(ctx, fnErr)
+		fnErr = fn(t)
 	}()
+	err = p.end(ctx, fnErr)
+	var u *unwritten
+	if errors.As(err, &u) {
+		return u.why(ctx, p.conn)
+	}
+	return err
 }
 
 // tagResult is a command tag as a sql.Result.

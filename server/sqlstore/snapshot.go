@@ -49,6 +49,7 @@ func (s *Store) RestoreSnapshot(ctx context.Context, name string) error {
 		if n == 0 {
 			return errNotFound("snapshot", []string{name})
 		}
+		t.removedTokens()
 		for _, tb := range dataTables {
 			if _, err := t.exec(ctx, "DELETE FROM "+tb.name); err != nil {
 				return fmt.Errorf("sqlstore: restore %s: %w", tb.name, err)
@@ -131,6 +132,7 @@ func (t *tx) FolderOwner(ctx context.Context, id string) (string, error) {
 // their tokens, codes, folders and items. server.ErrNotFound when there is no such organization.
 func (t *tx) DeleteOrganization(ctx context.Context, id string) error {
 	members := "(SELECT username FROM users WHERE org_id = ?)"
+	t.removedTokens()
 	for _, q := range []string{
 		"DELETE FROM items WHERE owner IN " + members,
 		"DELETE FROM folders WHERE owner IN " + members,

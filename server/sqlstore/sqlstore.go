@@ -1,8 +1,9 @@
-// Package sqlstore persists the portal (server.Store) in a SQL database
-// through database/sql. It speaks two dialects from one schema and one set of
-// queries: SQLite (modernc.org/sqlite, pure Go), the embedded default, and
-// PostgreSQL (github.com/jackc/pgx/v5), for several servers sharing one
-// database.
+// Package sqlstore persists the portal (server.Store) in a SQL database. It
+// speaks two dialects from one schema and one set of queries: SQLite
+// (modernc.org/sqlite, pure Go, through database/sql), the embedded default,
+// and PostgreSQL (github.com/jackc/pgx/v5, whose pool the requests use
+// directly), for several servers sharing one database. Every Update is one
+// transaction of its own.
 package sqlstore
 
 import (
@@ -28,7 +29,6 @@ import (
 	sqlite3 "modernc.org/sqlite" // also registers the "sqlite" driver
 	sqlite3lib "modernc.org/sqlite/lib"
 
-	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server"
 )
 
@@ -55,13 +55,10 @@ type Store struct {
 	// reads merges the identical one-statement reads that wait for a
 	// round trip (PostgreSQL).
 	reads coalescer
-	// writes groups the commits of one-row writes waiting at once
-	// (PostgreSQL).
-	writes writeGroups
 	// file is the SQLite file as opened, to notice it deleted or replaced
 	// and commits failing; nil for PostgreSQL and ":memory:".
 	file *fileIdentity
-	// removals counts the statements that delete tokens (TokenRemovals),
+	// removals counts the removals of tokens (TokenRemovals),
 	// from 1; SQLite only.
 	removals atomic.Uint64
 	// commitFault, set by tests, stands for a commit the disk refused.
@@ -94,11 +91,8 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// prepared statements: a server runs best with a few backends per
 		// core.
 		cfg.MaxConns = int32(PGConns())
-		// Reads poll while the process serves one request (busypoll);
-		// the token watcher's connection, which waits for ever, does not.
-		cfg.ConnConfig.DialFunc = busypoll.Dial
 		// What a write sent as one pipeline without BEGIN runs at
-		// (pgTx.commitAlone, writeGroups), whatever the server's default.
+		// (pgTx.commitAlone), whatever the server's default.
 		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
@@ -163,12 +157,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 }
 
 // TokenRemovals implements server.TokenRemovals on SQLite, where one
-// process writes, one write at a time, through the committer: every
-// statement that deletes tokens counts (tx.exec), when it runs, so the
-// count read in a later write includes it, committed or not (a removal
-// rolled back counts all the same, which costs a confirmation, no more).
-// Tokens are removed by no other statement: the schema has no cascades.
-// PostgreSQL's tokens are removed by other processes too: it does not count.
+// process writes, one write at a time, through the committer: every method
+// that removes tokens counts its removal (tx.removedTokens) before making it,
+// so the count read in a later write includes it, committed or not (a
+// removal rolled back counts all the same, which costs a confirmation, no
+// more). Tokens go no other way: the schema has no cascades. PostgreSQL's
+// tokens are removed by other processes too: it does not count.
 func (s *Store) TokenRemovals() (uint64, bool) {
 	if s.d != sqlite {
 		return 0, false
@@ -303,6 +297,7 @@ func (s *Store) Reset(ctx context.Context, seed func(tx server.Tx) error) error 
 				return fmt.Errorf("sqlstore: reset: %w", err)
 			}
 		}
+		t.removedTokens()
 		for _, tb := range dataTables {
 			if _, err := t.exec(ctx, "DELETE FROM "+tb.name); err != nil {
 				return fmt.Errorf("sqlstore: reset %s: %w", tb.name, err)
@@ -364,8 +359,14 @@ const pgMaxAttempts = 10
 // statement alone; a fn found to need more is run again in a transaction, and
 // its site remembered so that it starts in one from then on.
 func (s *Store) run(ctx context.Context, readOnly bool, site uintptr, fn func(t *tx) error) error {
-	if !readOnly && s.gc != nil {
-		return s.update(ctx, fn)
+	if !readOnly {
+		if err := server.EnterUpdate(ctx); err != nil {
+			return err
+		}
+		defer server.LeaveUpdate(ctx)
+		if s.gc != nil {
+			return s.update(ctx, fn)
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		err := s.runOnce(ctx, readOnly, site, fn)
@@ -497,8 +498,9 @@ func rebindPG(q string) string {
 // failure or a deadlock (the server rolled the transaction back), a unique key
 // taken by a concurrent insert that a READ COMMITTED check could not see (the
 // next attempt sees it and answers as a serial order would), or a connection
-// lost before COMMIT was sent (a killed backend rolls its transaction back).
-// A COMMIT whose outcome is unknown is never run again. SQLite transactions
+// lost before COMMIT was sent (a killed backend rolls its transaction back);
+// and a write that wrote nothing for want of rows that a read then finds
+// (errChanged). A COMMIT whose outcome is unknown is never run again. SQLite transactions
 // never conflict: BEGIN IMMEDIATE serializes writers before they read
 // anything.
 func (d dialect) retryable(err error, readOnly bool) bool {
@@ -514,6 +516,9 @@ func (d dialect) retryable(err error, readOnly bool) bool {
 		case "23505": // unique_violation
 			return !readOnly
 		}
+	}
+	if errors.Is(err, errChanged) {
+		return true
 	}
 	var ce *errCommit
 	if errors.As(err, &ce) {

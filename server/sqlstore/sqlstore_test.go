@@ -419,19 +419,26 @@ func TestPostgresAbortedCommit(t *testing.T) {
 	}
 }
 
+// postgresWithAlice is a PostgreSQL store holding alice of o1 and her token
+// "tok".
+func postgresWithAlice(t *testing.T) *Store {
+	s := openT(t, postgresSchema(t, postgresURL(t)))
+	putAlice(t, s)
+	if err := s.Update(t.Context(), func(tx server.Tx) error {
+		return tx.PutToken(t.Context(), server.Token{Token: "tok", Username: "alice"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // A settings patch opening a PostgreSQL transaction is not waited for:
 // it commits when the confirmed token exists, changes nothing when it is
 // gone or the organization is unknown, and a statement after it still sees
 // it.
 func TestPostgresPatchWithCommit(t *testing.T) {
-	s := openT(t, postgresSchema(t, postgresURL(t)))
+	s := postgresWithAlice(t)
 	ctx := t.Context()
-	putAlice(t, s)
-	if err := s.Update(ctx, func(tx server.Tx) error {
-		return tx.PutToken(ctx, server.Token{Token: "tok", Username: "alice"})
-	}); err != nil {
-		t.Fatal(err)
-	}
 	banner := func(text string) server.Settings {
 		return server.Settings{InformationalBanner: &server.Banner{Text: &text}}
 	}
@@ -470,6 +477,28 @@ func TestPostgresPatchWithCommit(t *testing.T) {
 	if err := patch("tok", "nope", "two", nil); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("patch of an unknown organization = %v, want ErrNotFound", err)
 	}
+	// The same, sent with BEGIN and a statement after it.
+	read := func(tx server.Tx) error {
+		_, err := tx.Settings(ctx, "o1", server.PartInformationalBanner)
+		return err
+	}
+	if err := patch("gone", "o1", "two", read); !errors.Is(err, server.ErrTokenRemoved) {
+		t.Errorf("patch and read with a removed token = %v, want ErrTokenRemoved", err)
+	}
+	if err := patch("tok", "nope", "two", read); !errors.Is(err, server.ErrNotFound) {
+		t.Errorf("patch and read of an unknown organization = %v, want ErrNotFound", err)
+	}
+	// A token removed whose organization went too: the token is named.
+	if err := patch("gone", "nope", "two", nil); !errors.Is(err, server.ErrTokenRemoved) {
+		t.Errorf("patch with a removed token of an unknown organization = %v, want ErrTokenRemoved", err)
+	}
+	// Without a token to confirm, an unknown organization is told by the
+	// write alone.
+	if err := s.Update(ctx, func(tx server.Tx) error {
+		return tx.PatchSettings(ctx, "nope", banner("two"), server.PartInformationalBanner)
+	}); !errors.Is(err, server.ErrNotFound) {
+		t.Errorf("patch of an unknown organization without a token = %v, want ErrNotFound", err)
+	}
 	if got := stored(); got != "one" {
 		t.Errorf("banner after the failed patches = %q, want one", got)
 	}
@@ -498,5 +527,35 @@ func TestPostgresPatchWithCommit(t *testing.T) {
 	}
 	if got := stored(); got != "three" {
 		t.Errorf("banner after the failed Update = %q, want three", got)
+	}
+}
+
+// A guarded write that wrote nothing is told why by a read: its token gone
+// (whether or not its organization went too), its organization gone, or
+// neither any more, which runs the write again.
+func TestPostgresUnwrittenWhy(t *testing.T) {
+	s := postgresWithAlice(t)
+	ctx := t.Context()
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for _, c := range []struct {
+		token, org string
+		want       error
+	}{
+		{"gone", "o1", server.ErrTokenRemoved},
+		{"gone", "nope", server.ErrTokenRemoved},
+		{"tok", "nope", server.ErrNotFound},
+		{"tok", "o1", errChanged},
+	} {
+		err := (&unwritten{token: c.token, org: c.org}).why(ctx, conn.Conn())
+		if !errors.Is(err, c.want) {
+			t.Errorf("token %s, organization %s: %v, want %v", c.token, c.org, err, c.want)
+		}
+		if retry := postgres.retryable(err, false); retry != (c.want == errChanged) {
+			t.Errorf("token %s, organization %s: retryable = %v", c.token, c.org, retry)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -44,9 +45,27 @@ type tx struct {
 	// bound holds the cached statements bound to tx, for a transaction that
 	// runs many (a committer group); nil binds them anew each time.
 	bound map[*sql.Stmt]*sql.Stmt
-	// removals, in a SQLite write, counts the statements deleting tokens
-	// (Store.TokenRemovals); nil elsewhere.
+	// removals, in a SQLite write, counts the removals of tokens
+	// (Store.TokenRemovals, removedTokens); nil elsewhere.
 	removals *atomic.Uint64
+	// shared: the transaction is a committer group's, shared by the jobs
+	// that run in it one after another (see stmtContext).
+	shared bool
+}
+
+// stmtContext is the context a statement of fn runs with, given fn's. In a
+// committer group a job's context ending must not interrupt a statement:
+// SQLite would roll the whole transaction back, the writes of the group's
+// other jobs with it. The job is stopped before its next statement instead,
+// and its savepoint rolled back.
+func (t *tx) stmtContext(ctx context.Context) (context.Context, error) {
+	if !t.shared || ctx.Done() == nil {
+		return ctx, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
 }
 
 // stmt returns q's prepared statement bound to the transaction; nil when q is
@@ -122,8 +141,9 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if t.readOnly {
 		return nil, errReadOnly
 	}
-	if t.removals != nil && strings.HasPrefix(q, deleteTokens) {
-		t.removals.Add(1)
+	ctx, err := t.stmtContext(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.ExecContext(ctx, args...)
@@ -136,6 +156,10 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (rows, error) {
+	ctx, err := t.stmtContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -155,6 +179,10 @@ type errRow struct{ err error }
 func (e errRow) Scan(...any) error { return e.err }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) scanner {
+	ctx, err := t.stmtContext(ctx)
+	if err != nil {
+		return errRow{err}
+	}
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -163,6 +191,15 @@ func (t *tx) queryRow(ctx context.Context, q string, args ...any) scanner {
 		return errRow{err}
 	}
 	return r.QueryRowContext(ctx, t.d.rebind(q), args...)
+}
+
+// removedTokens counts, on SQLite, a removal of tokens the transaction is
+// about to make (Store.TokenRemovals). Every method that removes tokens
+// calls it first: Reset, RestoreSnapshot, DeleteOrganization, DeleteToken.
+func (t *tx) removedTokens() {
+	if t.removals != nil {
+		t.removals.Add(1)
+	}
 }
 
 // locking returns clause when the tx locks what it reads, else "".
@@ -386,13 +423,10 @@ func (t *tx) Token(ctx context.Context, token string) (server.Token, error) {
 // reads what the Reset committed.
 const confirmTokenQuery = "SELECT 1 FROM tokens WHERE token = ?"
 
-// deleteTokens begins every statement that removes tokens, which
-// Store.TokenRemovals counts.
-const deleteTokens = "DELETE FROM tokens"
-
 // ConfirmToken implements server.Tx. In a PostgreSQL transaction not yet
 // begun it costs no round trip: it is sent with BEGIN and the next statement
-// (pgTx.first), and the Update reports the removal.
+// (pgTx.first), or made a condition of settings/update's write
+// (PatchSettings), and the Update reports the removal.
 func (t *tx) ConfirmToken(ctx context.Context, token string) error {
 	if t.pg != nil && !t.pg.begun {
 		t.pg.confirm = &token
@@ -536,31 +570,47 @@ var patchSettingsQueries = func() (qs [1 << len(settingsColumns)]string) {
 	return qs
 }()
 
-// patchSettingsPG is patchSettingsQueries for a PostgreSQL transaction's
-// first statement, whose result is not waited for (pgTx.deferWrite): an unknown
-// organization makes org_id NULL, which fails the statement, and with it the
-// transaction, instead of inserting nothing.
-var patchSettingsPG = patchSettingsWith("(SELECT id FROM organizations WHERE id = ?)")
-
-// patchSettingsGuardedPG is patchSettingsPG confirming a token first (its
-// first argument), failing as confirmTokenPG does when it is gone: the
-// CASE reads the token before the organization, so that a removed token
-// is reported whether or not the organization remains.
-var patchSettingsGuardedPG = patchSettingsWith("CASE WHEN (" + strings.ReplaceAll(confirmTokenPG, "$1", "?") +
-	") = 1 THEN (SELECT id FROM organizations WHERE id = ?) END")
-
-// patchSettingsWith is patchSettingsQueries with org, an expression of the
-// organization's id, in place of the check that it exists.
-func patchSettingsWith(org string) (qs [len(patchSettingsQueries)]string) {
+// patchSettingsGuarded is patchSettingsQueries writing only while a token
+// exists too (its argument after the values): on PostgreSQL, the write of a
+// transaction whose first statement it is confirms the token itself.
+var patchSettingsGuarded = func() (qs [len(patchSettingsQueries)]string) {
 	for parts, q := range patchSettingsQueries {
-		if q == "" {
-			continue
-		}
-		q = strings.Replace(q, "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM organizations WHERE id = ?)",
-			"VALUES ("+org+", ?, ?, ?, ?)", 1)
-		qs[parts] = postgres.rebind(q)
+		qs[parts] = strings.Replace(q, "WHERE EXISTS", "WHERE EXISTS (SELECT 1 FROM tokens WHERE token = ?) AND EXISTS", 1)
 	}
 	return qs
+}()
+
+// unwritten is the failure of a guarded settings write that wrote nothing:
+// its token or its organization was not there. Which one, a read tells
+// (why), once the transaction is over.
+type unwritten struct{ token, org string }
+
+func (u *unwritten) Error() string {
+	return fmt.Sprintf("sqlstore: patch settings of %s: nothing written", u.org)
+}
+
+// whyUnwritten reads what an unwritten write needed.
+const whyUnwritten = "SELECT EXISTS (SELECT 1 FROM tokens WHERE token = $1), EXISTS (SELECT 1 FROM organizations WHERE id = $2)"
+
+// errChanged is an unwritten write's failure when what it needed is there
+// after all: created between the write and the read, which run again.
+var errChanged = errors.New("sqlstore: the store changed under a write")
+
+// why is the failure an unwritten write stands for: the token gone (it is
+// read first, as a token confirmation comes before anything), else the
+// organization gone, else a change that calls for running it again.
+func (u *unwritten) why(ctx context.Context, conn *pgx.Conn) error {
+	var token, org bool
+	if err := conn.QueryRow(ctx, whyUnwritten, u.token, u.org).Scan(&token, &org); err != nil {
+		return fmt.Errorf("sqlstore: patch settings: %w", err)
+	}
+	switch {
+	case !token:
+		return server.ErrTokenRemoved
+	case !org:
+		return errNotFound("organization", []string{u.org})
+	}
+	return errChanged
 }
 
 // PatchSettings writes with one statement that also checks the organization
@@ -589,26 +639,37 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 	}
 	const clearRow = `DELETE FROM settings WHERE org_id = ? AND anonymous_notice IS NULL
 			AND authenticated_notice IS NULL AND banner IS NULL AND portal_config IS NULL`
-	if t.pg != nil && !t.readOnly {
-		fail := func(err error) error {
-			var pgErr *pgconn.PgError
-			if errors.As(err, &pgErr) && pgErr.Code == "23502" { // not_null_violation: no such organization
+	i := parts & (1<<len(settingsColumns) - 1)
+	if t.pg != nil && !t.readOnly && !t.pg.begun {
+		// The first statement: deferred, it confirms the token, if any,
+		// itself. Rows affected tell whether it wrote; only when it did
+		// not does a read tell why (runPG).
+		q := patchSettingsQueries[i]
+		args := []any{orgID, vals[0], vals[1], vals[2], vals[3], orgID}
+		check := func(tag pgconn.CommandTag) error {
+			if tag.RowsAffected() == 0 {
 				return errNotFound("organization", []string{orgID})
-			}
-			return fmt.Errorf("sqlstore: patch settings: %w", err)
-		}
-		i := parts & (1<<len(settingsColumns) - 1)
-		key := "settings " + orgID
-		if t.pg.deferWrite(pendingWrite{q: patchSettingsPG[i], guarded: patchSettingsGuardedPG[i], key: key,
-			args: []any{orgID, vals[0], vals[1], vals[2], vals[3]}, fail: fail}) {
-			if cleared {
-				t.pg.deferWrite(pendingWrite{q: postgres.rebind(clearRow), key: key, args: []any{orgID}, fail: fail})
 			}
 			return nil
 		}
+		if token := t.pg.confirm; token != nil {
+			t.pg.confirm = nil
+			q = patchSettingsGuarded[i]
+			args = []any{orgID, vals[0], vals[1], vals[2], vals[3], *token, orgID}
+			check = func(tag pgconn.CommandTag) error {
+				if tag.RowsAffected() == 0 {
+					return &unwritten{token: *token, org: orgID}
+				}
+				return nil
+			}
+		}
+		t.pg.deferWrite(pendingWrite{q: postgres.rebind(q), args: args, check: check})
+		if cleared {
+			t.pg.deferWrite(pendingWrite{q: postgres.rebind(clearRow), args: []any{orgID}})
+		}
+		return nil
 	}
-	res, err := t.exec(ctx, patchSettingsQueries[parts&(1<<len(settingsColumns)-1)],
-		orgID, vals[0], vals[1], vals[2], vals[3], orgID)
+	res, err := t.exec(ctx, patchSettingsQueries[i], orgID, vals[0], vals[1], vals[2], vals[3], orgID)
 	if err != nil {
 		return fmt.Errorf("sqlstore: patch settings: %w", err)
 	}

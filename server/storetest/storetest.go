@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"Dump", testDump},
 		{"RollbackOnError", testRollbackOnError},
 		{"RollbackOnPanic", testRollbackOnPanic},
+		{"NestedUpdate", testNestedUpdate},
 		{"ViewIsReadOnly", testViewIsReadOnly},
 		{"CanceledContext", testCanceledContext},
 		{"ConcurrentUpdates", testConcurrentUpdates},
@@ -1026,6 +1027,39 @@ func testRollbackOnError(t *testing.T, open func(t *testing.T) server.Store) {
 	}
 	if after := dump(t, s); after != before {
 		t.Errorf("a failed Update changed the store:\n%s\n---\n%s", before, after)
+	}
+}
+
+// An Update made by another's fn with the request's context (or one derived
+// from it) is refused, changing nothing, and the outer one goes on; the
+// request's Updates one after another are not nested.
+func testNestedUpdate(t *testing.T, open func(t *testing.T) server.Store) {
+	s := open(t)
+	populate(t, s, false)
+	ctx := server.WithRequest(t.Context())
+	var inner error
+	err := s.Update(ctx, func(tx server.Tx) error {
+		inner = s.Update(context.WithValue(ctx, errAbort, "derived"), func(tx server.Tx) error {
+			return tx.PutOrganization(ctx, server.Organization{ID: "inner"})
+		})
+		return tx.PutOrganization(ctx, server.Organization{ID: "outer"})
+	})
+	if err != nil {
+		t.Fatalf("outer Update: %v", err)
+	}
+	if !errors.Is(inner, server.ErrNestedUpdate) {
+		t.Errorf("nested Update: %v, want ErrNestedUpdate", inner)
+	}
+	if _, err := get(t, s, func(ctx context.Context, tx server.Tx) (server.Organization, error) {
+		return tx.Organization(ctx, "inner")
+	}); !errors.Is(err, server.ErrNotFound) {
+		t.Errorf("the nested Update's organization: %v, want none", err)
+	}
+	if err := s.Update(ctx, func(tx server.Tx) error {
+		_, err := tx.Organization(ctx, "outer")
+		return err
+	}); err != nil {
+		t.Errorf("the request's next Update: %v", err)
 	}
 }
 

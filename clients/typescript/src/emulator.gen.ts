@@ -475,7 +475,7 @@ export interface components {
         SnapshotName: string;
     };
     requestBodies: {
-        /** @description Nothing, or `{}`; sent as `application/json` all the same. */
+        /** @description Nothing (then no `Content-Type` is needed), or `{}` as `application/json`. */
         Empty: {
             content: {
                 "application/json": Record<string, never>;

@@ -21,7 +21,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/orgportal/portal-api/internal/bench"
-	"github.com/orgportal/portal-api/internal/busypoll"
 	"github.com/orgportal/portal-api/server/sqlstore"
 )
 
@@ -45,7 +44,6 @@ func main() {
 			os.Exit(1)
 		}
 		cfg.MaxConns = int32(sqlstore.PGConns()) // portald's pool
-		cfg.ConnConfig.DialFunc = busypoll.Dial
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "floor:", err)
@@ -54,16 +52,15 @@ func main() {
 		defer pool.Close()
 		h = bench.FloorWith(bench.PGFloor{Pool: pool, Org: *org})
 	}
-	// The same server settings as portald, polling included, so that only
-	// the handler differs.
-	srv := &http.Server{Handler: busypoll.Handler(h, busypoll.Default), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	// The same server settings as portald, so that only the handler differs.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
 	fmt.Printf("floor listening on %s\n", ln.Addr())
-	if err := srv.Serve(busypoll.Listener(ln)); err != nil && err != http.ErrServerClosed {
+	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orgportal/portal-api/internal/tlscert"
+	"github.com/orgportal/portal-api/tlscert"
 )
 
 var now = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)

@@ -1867,6 +1867,20 @@ func (response OauthApproval404JSONResponse) VisitOauthApprovalResponse(w http.R
 	return err
 }
 
+type OauthApproval413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response OauthApproval413JSONResponse) VisitOauthApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type OauthAuthorizeRequestObject struct {
 	Params OauthAuthorizeParams
 }
@@ -1925,6 +1939,20 @@ func (response OauthAuthorize404JSONResponse) VisitOauthAuthorizeResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthAuthorize413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response OauthAuthorize413JSONResponse) VisitOauthAuthorizeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -524,6 +524,13 @@ func (s *Service) RevokeToken(ctx context.Context, clientID, token string) error
 	revoked := false
 	err := s.store.Update(ctx, func(tx Tx) error {
 		revoked = false
+		if clientID != "" {
+			if _, err := app(ctx, tx, clientID, ""); errors.Is(err, ErrNotFound) {
+				return oauthError(oauthInvalidClient, "Invalid client_id")
+			} else if err != nil {
+				return err
+			}
+		}
 		rt, err := tx.RefreshToken(ctx, token)
 		if err == nil {
 			if clientID != "" && rt.ClientID != clientID {

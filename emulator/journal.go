@@ -24,8 +24,8 @@ type Request struct {
 	Path      string    `json:"path"`
 	// Params are the call's parameters as decoded (JSON documents as JSON,
 	// id lists as arrays), path parameters included; the token stands as
-	// the user name it belongs to, a password as "(redacted)", a value over
-	// 64 KiB as "(not kept: N bytes)".
+	// the user name it belongs to, a secret (secretParams) as "(redacted)",
+	// a value over 64 KiB as "(not kept: N bytes)".
 	Params map[string]any `json:"params"`
 	// Caller is the user name of the token, empty when anonymous or when
 	// the token was refused.
@@ -188,9 +188,16 @@ func appendRequest(b []byte, c *api.Call, a *api.Answer) []byte {
 	return append(b, '}')
 }
 
+// secretParams are the parameters the journal never keeps, as whoever may
+// call the emulator's endpoints reads it: what signs in (a password, an
+// application's secret) and what stands for a sign-in (an OAuth code, its
+// PKCE verifier, a token sent to be exchanged or revoked).
+var secretParams = map[string]bool{"password": true, "client_secret": true, "code": true, "code_verifier": true,
+	"refresh_token": true, "auth_token": true}
+
 // appendParams writes the call's parameters as decoded: path parameters,
 // then each form parameter, a JSON document as JSON, an id list as an
-// array; the token as the user name it stands for, a password redacted.
+// array; the token as the user name it stands for, secrets redacted.
 func appendParams(b []byte, c *api.Call) []byte {
 	first := true
 	key := func(k string) {
@@ -212,7 +219,7 @@ func appendParams(b []byte, c *api.Call) []byte {
 			continue
 		}
 		key(k)
-		if k == "password" {
+		if secretParams[k] {
 			b = append(b, `"(redacted)"`...)
 			continue
 		}

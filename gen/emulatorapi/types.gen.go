@@ -158,7 +158,8 @@ type Request struct {
 	Operation string  `json:"operation"`
 
 	// Params The parameters as decoded: JSON documents as JSON, id lists as arrays, path parameters
-	// included; `token` stands as the user name it belongs to, `password` as `(redacted)`, and a
+	// included; `token` stands as the user name it belongs to; `password`, `client_secret` and the
+	// OAuth sign-in's `code`, `code_verifier`, `refresh_token` and `auth_token` as `(redacted)`; and a
 	// value longer than 64 KiB as `(not kept: N bytes)`.
 	Params map[string]interface{} `json:"params"`
 	Path   string                 `json:"path"`

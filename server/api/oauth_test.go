@@ -662,3 +662,35 @@ func TestOAuthSigninThrottle(t *testing.T) {
 	}
 	fails(t, post(t, q, "/generateToken", "", form("username", pt.Admin, "password", pt.AdminPassword)), 429, "50 failed sign-ins from this address")
 }
+
+// TestJournalKeepsNoSecrets: the journal, which whoever may call the
+// emulator's endpoints reads, records the OAuth sign-in's calls without
+// their secrets: passwords, the client secret, codes, verifiers, and the
+// tokens sent to be exchanged or revoked.
+func TestJournalKeepsNoSecrets(t *testing.T) {
+	p := pt.New(t)
+	const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+	code := codeFor(t, p, codeParams("code_challenge", challenge(verifier), "code_challenge_method", "S256"))
+	access, refresh := issued(t, exchange(t, p, code, "code_verifier", verifier, "client_secret", demoSecret))
+	renewed, _ := issued(t, oauthToken(t, p, "grant_type", "refresh_token", "client_id", demoApp, "refresh_token", refresh))
+	app, _ := issued(t, oauthToken(t, p, "grant_type", "client_credentials", "client_id", demoApp, "client_secret", demoSecret))
+	ok(t, post(t, p, "/oauth2/revokeToken", "", form("client_id", demoApp, "auth_token", refresh)))
+	ok(t, post(t, p, "/oauth2/revokeToken", "", form("auth_token", app)))
+	ok(t, post(t, p, "/oauth2/revokeToken", "", form("auth_token", access)))
+	secrets := map[string]string{"password": pt.MemberPassword, "client secret": demoSecret, "code": code, "verifier": verifier,
+		"refresh token": refresh, "access token": access, "renewed access token": renewed, "application token": app}
+	calls := p.Requests(t, "")
+	seen := map[string]int{}
+	for _, r := range calls {
+		seen[r.Operation]++
+		raw := js(r)
+		for what, s := range secrets {
+			if strings.Contains(raw, s) {
+				t.Errorf("the journal's %s call holds the %s: %s", r.Operation, what, raw)
+			}
+		}
+	}
+	if seen["oauthSignIn"] != 1 || seen["oauthToken"] != 3 || seen["oauthRevokeToken"] != 3 {
+		t.Errorf("journal calls %v, want the sign-in, 3 token and 3 revocation calls", seen)
+	}
+}

@@ -37,9 +37,10 @@ type Request struct {
 	Path      string `json:"path"`
 	// Params are the call's parameters as decoded (JSON documents as JSON,
 	// id lists as arrays), path parameters included; the token stands as
-	// the user name it belongs to, a password as "(redacted)", a value over
-	// 64 KiB as "(not kept: N bytes)". Of an unmatched call, only the
-	// names are kept, and the values of f, grant_type and response_type.
+	// the user name it belongs to, a parameter the contract marks secret
+	// (format: password) as "(redacted)", a value over 64 KiB as "(not
+	// kept: N bytes)". Of an unmatched call, only the names are kept, and
+	// the values of f, grant_type and response_type.
 	Params map[string]any `json:"params"`
 	// Caller is the user name of the token, empty when anonymous or when
 	// the token was refused.

@@ -277,8 +277,11 @@ func (s *Service) Member(ctx context.Context, p Principal, username string) (Pro
 		if p.Anonymous() {
 			return clone(ErrTokenRequired)
 		}
-		if u.OrgID != p.User.OrgID {
+		if u.OrgID != p.OrgID() {
 			return notFound(msgUserNotFound) // members of other organizations are invisible
+		}
+		if p.User.Username == "" {
+			return clone(ErrForbidden) // an application of the organization is no member
 		}
 		out, err = profile(ctx, tx, u)
 		return err
@@ -296,7 +299,7 @@ func (s *Service) SetMemberCategories(ctx context.Context, p Principal, username
 			return err
 		}
 		if err := p.require(u.OrgID, PrivUpdateUsers); err != nil {
-			if p.User.OrgID != u.OrgID && !p.Anonymous() {
+			if p.OrgID() != u.OrgID && !p.Anonymous() {
 				return notFound(msgUserNotFound)
 			}
 			return err

@@ -86,7 +86,11 @@ func (s *Service) MoveItem(ctx context.Context, p Principal, username, pathFolde
 			return err
 		}
 		if pathFolder != "" {
-			if _, err := destination(ctx, tx, owner, "folderId", pathFolder); err != nil {
+			// A folder the path names, never the root ("/", " "): the
+			// root has no segment of its own.
+			if _, err := tx.Folder(ctx, owner.Username, pathFolder); errors.Is(err, ErrNotFound) {
+				return Invalid(fmt.Sprintf("folderId: %s is not a folder of %s", pathFolder, owner.Username))
+			} else if err != nil {
 				return err
 			}
 		}

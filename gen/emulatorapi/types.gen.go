@@ -170,11 +170,12 @@ type Request struct {
 	Operation string `json:"operation"`
 
 	// Params The parameters as decoded: JSON documents as JSON, id lists as arrays, path parameters
-	// included; `token` stands as the user name it belongs to, `password` as `(redacted)`, and a
-	// value longer than 64 KiB as `(not kept: N bytes)`. Of an unmatched call, which nothing
-	// validated, the query and a form body of up to 64 KiB: names, with the values of `f`,
-	// `grant_type` and `response_type` only, the others as `(not kept)` (a secret may come under
-	// any name).
+	// included; `token` stands as the user name it belongs to; what the portal's contract marks
+	// secret (`format: password`: `password`, `client_secret`, the OAuth sign-in's `code`,
+	// `code_verifier`, `refresh_token` and `auth_token`) as `(redacted)`; and a value longer than
+	// 64 KiB as `(not kept: N bytes)`. Of an unmatched call, which nothing validated, the query and
+	// a form body of up to 64 KiB: names, with the values of `f`, `grant_type` and `response_type`
+	// only, the others as `(not kept)` (a secret may come under any name).
 	Params map[string]interface{} `json:"params"`
 	Path   string                 `json:"path"`
 	Seq    int64                  `json:"seq"`

@@ -37,8 +37,6 @@ const (
 	appTokenMaxMinutes     = 20160
 	codeAccessMinutes      = 30 // access tokens of a code or a refresh token
 	codeLifetime           = 10 * time.Minute
-	// authRequestLifetime bounds how long a sign-in page may be used.
-	authRequestLifetime = time.Hour
 )
 
 // OAuth error codes (RFC 6749).
@@ -56,7 +54,8 @@ func oauthError(code, description string) *Error {
 // AuthRequest is an authorization request (oauth2/authorize). The sign-in
 // page carries it as oauth_state (EncodeState); the sign-in checks it again
 // in full, so a state a client made up is no more than a request it could
-// have sent, and nothing needs to be kept between the two.
+// have sent, nothing needs to be kept between the two, and a state does not
+// expire (an expiry written into it could be written by anyone).
 type AuthRequest struct {
 	ClientID        string `json:"c"`
 	RedirectURI     string `json:"r"`
@@ -65,7 +64,6 @@ type AuthRequest struct {
 	Expiration      int    `json:"e,omitempty"` // minutes; 0 for the default
 	Challenge       string `json:"p,omitempty"`
 	ChallengeMethod string `json:"m,omitempty"`
-	Issued          int64  `json:"i"` // Unix milliseconds, by the service clock
 }
 
 // EncodeState is the oauth_state of r: URL-safe text, no '='.
@@ -74,7 +72,7 @@ func EncodeState(r AuthRequest) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-var errBadState = &Error{Code: 400, Message: "Invalid oauth_state", Details: []string{"oauth_state: not a sign-in request of this portal, or an expired one; open the sign-in page again"}}
+var errBadState = &Error{Code: 400, Message: "Invalid oauth_state", Details: []string{"oauth_state: not a sign-in request of this portal; open the sign-in page again"}}
 
 // DecodeState reads an oauth_state back.
 func DecodeState(s string) (AuthRequest, error) {
@@ -150,17 +148,15 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Authorize checks an authorization request and returns it stamped, to be
-// carried by the sign-in page. origin is the portal's own, as the request
-// reached it (pythonapi's redirect URI). An unknown client or a redirect
-// URI it did not register is refused, as the portal words it.
-func (s *Service) Authorize(ctx context.Context, r AuthRequest, origin string) (AuthRequest, error) {
-	r.Issued = s.now().UnixMilli()
-	err := s.store.View(ctx, func(tx Tx) error {
+// Authorize checks an authorization request, to be carried by the sign-in
+// page. origin is the portal's own, as the request reached it (pythonapi's
+// redirect URI). An unknown client or a redirect URI it did not register is
+// refused, as the portal words it.
+func (s *Service) Authorize(ctx context.Context, r AuthRequest, origin string) error {
+	return s.store.View(ctx, func(tx Tx) error {
 		_, err := s.checkAuthRequest(ctx, tx, r, origin)
 		return err
 	})
-	return r, err
 }
 
 // checkAuthRequest returns r's application, or why r is refused.
@@ -222,9 +218,6 @@ func (s *Service) SignIn(ctx context.Context, in SignInRequest) (SignInResult, e
 	r, err := DecodeState(in.State)
 	if err != nil {
 		return SignInResult{}, err
-	}
-	if issued := time.UnixMilli(r.Issued); s.now().Sub(issued) > authRequestLifetime || issued.After(s.now().Add(time.Minute)) {
-		return SignInResult{}, clone(errBadState)
 	}
 	if in.Expiration != nil {
 		r.Expiration = *in.Expiration

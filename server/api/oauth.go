@@ -139,8 +139,7 @@ func (h *handlers) OauthAuthorize(ctx context.Context, r gen.OauthAuthorizeReque
 		req.ChallengeMethod = string(*q.CodeChallengeMethod)
 	}
 	orig, _, _ := h.where(ctx)
-	req, err := h.svc.Authorize(ctx, req, orig)
-	if err != nil {
+	if err := h.svc.Authorize(ctx, req, orig); err != nil {
 		return nil, err
 	}
 	return h.signInPage(ctx, req, "")

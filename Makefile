@@ -75,4 +75,4 @@ bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:
-	rm -rf tools/redocly/node_modules tools/spectral/node_modules tools/generators/*/node_modules clients/typescript/node_modules portal.db
+	rm -rf tools/redocly/node_modules tools/spectral/node_modules clients/typescript/node_modules portal.db

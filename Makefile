@@ -75,4 +75,4 @@ bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:
-	rm -rf dist tools/redocly/node_modules tools/spectral/node_modules tools/generators/*/node_modules clients/typescript/node_modules portal.db portal-cert.pem portal-key.pem
+	rm -rf dist tools/redocly/node_modules tools/spectral/node_modules clients/typescript/node_modules portal.db portal-cert.pem portal-key.pem

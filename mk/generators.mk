@@ -1,18 +1,15 @@
-# Clients generated from openapi.yaml by the generators people use (tools/generators/*, each pinned by its
-# package-lock.json or go.mod), type-checked strictly and run with the recipe clients/README.md shows against a
+# The generator recipes of clients/README.md, run as written (tools/generators/run): each in an empty directory
+# with openapi.yaml, its npm packages installed from tools/generators/<recipe>/package-lock.json, against a
 # portald built from this tree.
-GENERATORS_DIR := tools/generators
-GENERATORS_NPM := hey-api orval openapi-typescript-codegen openapi-fetch
-GENERATORS_GO := ogen oapi-codegen
 
-.PHONY: test-generators
+.PHONY: test-generators generators-lock
 
-## test-generators: each generator's client, from openapi.yaml, against portald
-test-generators: $(foreach g,$(GENERATORS_NPM),$(GENERATORS_DIR)/$(g)/node_modules/.installed)
-	GO=$(GO) $(GENERATORS_DIR)/run.sh $(GENERATORS_NPM) $(GENERATORS_GO)
+## test-generators: each generator recipe of clients/README.md, run as written against portald
+test-generators:
+	GO=$(GO) $(GO) run ./tools/generators/run
 
-$(GENERATORS_DIR)/%/node_modules/.installed: $(GENERATORS_DIR)/%/package.json $(GENERATORS_DIR)/%/package-lock.json
-	cd $(GENERATORS_DIR)/$* && npm ci --no-audit --no-fund --loglevel=error
-	touch $@
+## generators-lock: rewrite tools/generators/*/package-lock.json from the recipes' package.json (review the diff)
+generators-lock:
+	$(GO) run ./tools/generators/run -update-locks
 
 TEST_TARGETS += test-generators

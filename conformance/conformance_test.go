@@ -174,7 +174,16 @@ func TestWithoutMember(t *testing.T) {
 	}
 
 	// Every operation of the contract is checked through the client, in a
-	// test named after it.
+	// test named after it, but those package client does not call: the
+	// OAuth pages, which a person's browser opens, and the move naming the
+	// item's folder, which the client leaves out. A scenario checks each
+	// of them, and passes.
+	notInClient := map[string]string{
+		"oauthAuthorize":     "signIn/implicitPython",
+		"oauthSignIn":        "signIn/implicitPython",
+		"oauthApproval":      "signIn/codeOutOfBandPython",
+		"moveItemFromFolder": "moveItem/fromFolder",
+	}
 	doc, err := portalapi.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +196,9 @@ func TestWithoutMember(t *testing.T) {
 	}
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
-			if !checked[op.OperationID] {
+			if scenario, ok := notInClient[op.OperationID]; ok {
+				wantStatus(t, rep, scenario, conformance.Passed)
+			} else if !checked[op.OperationID] {
 				t.Errorf("no client test checks operation %s", op.OperationID)
 			}
 		}

@@ -1,6 +1,9 @@
 package conformance
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // itemResult is one entry of a moveItems or deleteItems answer.
 type itemResult struct {
@@ -282,5 +285,138 @@ func (s *suite) moveScenarios(t TB) {
 			t.Errorf("items %q: want two results, for %s then %s (spaces trimmed, empty entries ignored), got %s",
 				fmt.Sprintf(" %s , ,%s ", w.roads, w.hydrants), w.roads, w.hydrants, clip(a.raw, 400))
 		}
+	})
+}
+
+// moveOne moves item with moveItem, or with moveItemFromFolder naming
+// from as its folder when from is not "", as token.
+func (s *suite) moveOne(t TB, token, user, from, item, folder string) *answer {
+	t.Helper()
+	params := map[string]any{"userName": user, "itemId": item}
+	op := "moveItem"
+	if from != "" {
+		op, params["folderId"] = "moveItemFromFolder", from
+	}
+	return s.call(t, op, token, params, map[string]any{"folder": folder, "f": "json"})
+}
+
+// wantMovedTo checks a is the per-item move's success for item of user,
+// naming the destination (/ for the root), and that the content reads put
+// the item there.
+func (s *suite) wantMovedTo(t TB, what string, a *answer, f *fixtures, item, folder string) {
+	t.Helper()
+	if a.err != nil {
+		t.Errorf("%s: want success, got error %s", what, a.err)
+		return
+	}
+	named := folder
+	if named == "" {
+		named = "/"
+	}
+	want := map[string]any{"success": true, "itemId": item, "owner": f.owner, "folder": named}
+	if d := diff(want, a.body); len(d) > 0 {
+		t.Errorf("%s: the answer differs from the documented one:\n  - %s", what, strings.Join(d, "\n  - "))
+	}
+	if got := s.folderOf(t, f, item); got != folder {
+		t.Errorf("%s: the content reads put %s in %q, want %q", what, item, got, folder)
+	}
+}
+
+// wantMoveError checks a is the per-item move's error with code,
+// messageCode ("" for none) and message (when not "").
+func (s *suite) wantMoveError(t TB, what string, a *answer, code int, messageCode, message string) {
+	t.Helper()
+	switch {
+	case a.err == nil:
+		t.Errorf("%s: answered %s; want the error envelope with code %d", what, clip(a.raw, 300), code)
+	case a.err.Code != code || a.err.MessageCode != messageCode || (message != "" && a.err.Message != message):
+		t.Errorf("%s: got error %s; want code %d %s %q", what, a.err, code, messageCode, message)
+	}
+}
+
+// moveItemScenarios checks the per-item move both official clients use,
+// moveItem and moveItemFromFolder, on fixtures of their own: the rules of
+// moveItems for one item, read back through getItem and the content reads.
+func (s *suite) moveItemScenarios(t TB) {
+	type world struct {
+		f                 *fixtures
+		projects, archive string
+		roads, parcels    string // Roads at the root, Parcels in Projects
+	}
+	setUp := func(t TB) world {
+		f := s.newFixtures(t)
+		w := world{f: f}
+		for _, fo := range s.fix.folders {
+			switch fo.Title {
+			case "Projects":
+				w.projects = f.folders[fo.ID]
+			case "Archive":
+				w.archive = f.folders[fo.ID]
+			}
+		}
+		for _, it := range s.fix.items {
+			switch it.Title {
+			case "Roads":
+				w.roads = f.items[it.ID]
+			case "Parcels":
+				w.parcels = f.items[it.ID]
+			}
+		}
+		if w.projects == "" || w.archive == "" || w.roads == "" || w.parcels == "" {
+			t.Fatalf("x-example-fixtures lack the folders Projects, Archive or the items Roads, Parcels")
+		}
+		return w
+	}
+	owner := s.ownerToken()
+
+	t.Run("toFolder", func(t TB) {
+		w := setUp(t)
+		s.wantMovedTo(t, "moveItem of Roads into Archive", s.moveOne(t, owner, s.owner, "", w.roads, w.archive), w.f, w.roads, w.archive)
+		// An item in a folder moves through the same address (ArcGIS REST
+		// JS never names the item's folder).
+		s.wantMovedTo(t, "moveItem of Roads on to Projects", s.moveOne(t, owner, s.owner, "", w.roads, w.projects), w.f, w.roads, w.projects)
+	})
+	t.Run("toRoot", func(t TB) {
+		w := setUp(t)
+		s.wantMovedTo(t, `moveItem of Parcels to "/"`, s.moveOne(t, owner, s.owner, "", w.parcels, "/"), w.f, w.parcels, "")
+	})
+	t.Run("fromFolder", func(t TB) {
+		w := setUp(t)
+		s.wantMovedTo(t, "moveItemFromFolder of Parcels from Projects into Archive",
+			s.moveOne(t, owner, s.owner, w.projects, w.parcels, w.archive), w.f, w.parcels, w.archive)
+		s.wantMovedTo(t, `moveItemFromFolder of Parcels from Archive to "/"`,
+			s.moveOne(t, owner, s.owner, w.archive, w.parcels, "/"), w.f, w.parcels, "")
+	})
+	t.Run("alreadyThere", func(t TB) {
+		w := setUp(t)
+		s.wantMoveError(t, "moveItem of Parcels into Projects, where it is", s.moveOne(t, owner, s.owner, "", w.parcels, w.projects), 500, "", msgAlreadyThere)
+		s.wantMoveError(t, `moveItem of Roads to "/", where it is`, s.moveOne(t, owner, s.owner, "", w.roads, "/"), 500, "", msgAlreadyThere)
+		s.wantMoveError(t, "moveItemFromFolder of Parcels into Projects, where it is",
+			s.moveOne(t, owner, s.owner, w.projects, w.parcels, w.projects), 500, "", msgAlreadyThere)
+		for item, folder := range map[string]string{w.roads: "", w.parcels: w.projects} {
+			if got := s.folderOf(t, w.f, item); got != folder {
+				t.Errorf("a refused move moved %s to %q", item, got)
+			}
+		}
+	})
+	t.Run("unknownItem", func(t TB) {
+		w := setUp(t)
+		s.wantMoveError(t, "moveItem of an id that is no item", s.moveOne(t, owner, s.owner, "", unknownItemID, w.archive), 400, "CONT_0001", msgItemNotFound)
+		s.wantMoveError(t, "moveItemFromFolder of an id that is no item", s.moveOne(t, owner, s.owner, w.projects, unknownItemID, "/"), 400, "CONT_0001", msgItemNotFound)
+	})
+	t.Run("unknownFolder", func(t TB) {
+		w := setUp(t)
+		s.wantMoveError(t, "moveItem to a folder that is none of the user's", s.moveOne(t, owner, s.owner, "", w.roads, unknownFolderID), 400, "", "")
+		if got := s.folderOf(t, w.f, w.roads); got != "" {
+			t.Errorf("a move to an unknown folder moved Roads to %q", got)
+		}
+	})
+	t.Run("byAdministrator", func(t TB) {
+		if s.adminUser == "" || s.adminUser == s.owner {
+			s.notRun(t, "needs a content owner other than the administrator (Target.MemberToken)")
+		}
+		w := setUp(t)
+		s.wantMovedTo(t, "moveItem of the owner's Roads into Archive by the administrator",
+			s.moveOne(t, s.adminToken, s.owner, "", w.roads, w.archive), w.f, w.roads, w.archive)
 	})
 }

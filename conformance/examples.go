@@ -258,7 +258,7 @@ func (s *suite) notForTarget(p *pair) string {
 		}
 	}
 	if d := s.target.Deployment; d != "" && len(p.deployments) > 0 && !slices.Contains(p.deployments, d) {
-		return fmt.Sprintf("shows a %s deployment (x-deployments); the target is %s", strings.Join(p.deployments, " or "), d)
+		return fmt.Sprintf("is written for the %s deployment (x-deployments); the target is %s", strings.Join(p.deployments, " or "), d)
 	}
 	return ""
 }

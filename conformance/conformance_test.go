@@ -1,23 +1,77 @@
 package conformance_test
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	portalapi "github.com/orgportal/portal-api"
 	"github.com/orgportal/portal-api/conformance"
 	"github.com/orgportal/portal-api/conformance/faults"
 	"github.com/orgportal/portal-api/portaltest"
+	"github.com/orgportal/portal-api/server/seed"
 )
 
-// The reference server conforms.
+// The reference server conforms; no account is sent more than one wrong
+// password.
 func TestConformance(t *testing.T) {
 	p := portaltest.New(t)
-	conformance.Run(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken})
+	wrong := &wrongPasswords{}
+	conformance.Run(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken,
+		HTTPClient: &http.Client{Transport: wrong}})
+	wrong.atMostOneEach(t)
+}
+
+// wrongPasswords counts, per user name, the sign-ins (generateToken and the
+// sign-in page's) sent with another password than the demo seed's for that
+// name (<user>-password).
+type wrongPasswords struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (w *wrongPasswords) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && req.Body != nil &&
+		(strings.HasSuffix(req.URL.Path, "/generateToken") || strings.HasSuffix(req.URL.Path, "/oauth2/signin")) {
+		raw, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(raw))
+		form, _ := url.ParseQuery(string(raw))
+		if user, pw := form.Get("username"), form.Get("password"); user != "" && pw != "" && pw != user+"-password" {
+			w.mu.Lock()
+			if w.n == nil {
+				w.n = map[string]int{}
+			}
+			w.n[user]++
+			w.mu.Unlock()
+		}
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// atMostOneEach fails t when a user of the demo seed was sent more than
+// one wrong password; user names the suite made up (conformance-...) name
+// no account.
+func (w *wrongPasswords) atMostOneEach(t *testing.T) {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for user, n := range w.n {
+		if n > 1 && !strings.HasPrefix(user, "conformance-") {
+			t.Errorf("%s was sent %d wrong passwords in one run; at most one", user, n)
+		}
+	}
+	if len(w.n) == 0 {
+		t.Errorf("no wrong password was sent: the refusals went unchecked")
+	}
 }
 
 // runSuite runs the suite against target with a Runner, so that its
@@ -181,7 +235,9 @@ func TestSuiteCatchesBrokenServers(t *testing.T) {
 // member without privileges are reported as not run, with the reason.
 func TestWithoutMember(t *testing.T) {
 	p := portaltest.New(t)
-	rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken}, "")
+	wrong := &wrongPasswords{}
+	rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, HTTPClient: &http.Client{Transport: wrong}}, "")
+	wrong.atMostOneEach(t)
 	for _, name := range []string{"examples/updateSettings/notPermitted", "examples/assignMemberCategorySchema/notPermitted",
 		"examples/deleteMemberCategorySchema/notPermitted", "auth/memberWithoutPrivilege"} {
 		r := wantStatus(t, rep, name, conformance.NotRun)
@@ -296,5 +352,47 @@ func TestConformanceVersions(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Against another organization than the examples' (the demo seed's second,
+// with an application of its own), the examples and flows that need an
+// application are not run, by name, until its credentials are given; then
+// they run with them, the examples' application, secret and redirect URI
+// replaced by the target's. The ArcGIS API for Python's flows need none.
+func TestAnotherOrganization(t *testing.T) {
+	f := seed.Demo()
+	for i, o := range f.Organizations {
+		// Only the target's application exists: the examples' would not do.
+		f.Organizations[i].Apps = nil
+		if o.ID == "FEDCBA9876543210" {
+			f.Organizations[i].Apps = []seed.App{{ClientID: "other-app", ClientSecret: "other-app-secret", RedirectURIs: []string{"http://127.0.0.1"}}}
+		}
+	}
+	p := portaltest.New(t, portaltest.WithSeed(f))
+	target := conformance.Target{BaseURL: p.URL, AdminToken: "demo-other-admin-token", Username: "otheradmin", Password: "otheradmin-password",
+		MemberToken: "demo-other-user-token", User: "otheruser"}
+	const pattern = "^(examples|signIn|wrongCredentials|client)$/^(oauthToken|oauthRevokeToken|implicitPython|codePKCE|clientCredentials|signInPage|wrongClientSecret|reusedCode|oauth)$"
+	needApp := []string{"examples/oauthToken/appToken", "examples/oauthToken/badSecret", "examples/oauthToken/unknownCode",
+		"examples/oauthRevokeToken/unknownToken", "signIn/codePKCE", "signIn/clientCredentials", "wrongCredentials/wrongClientSecret",
+		"wrongCredentials/reusedCode", "client/oauth/oauthToken", "client/oauth/oauthRevokeToken"}
+
+	rep := runSuite(t, target, pattern)
+	for _, name := range needApp {
+		if r := wantStatus(t, rep, name, conformance.NotRun); !strings.Contains(r.SkipReason(), "Target.ClientID") {
+			t.Errorf("%s: the reason %q does not say what is missing", name, r.SkipReason())
+		}
+	}
+	for _, name := range []string{"signIn/implicitPython", "wrongCredentials/signInPage"} {
+		wantStatus(t, rep, name, conformance.Passed)
+	}
+
+	target.ClientID, target.ClientSecret = "other-app", "other-app-secret"
+	rep = runSuite(t, target, pattern)
+	for _, name := range append(needApp, "signIn/implicitPython", "wrongCredentials/signInPage") {
+		wantStatus(t, rep, name, conformance.Passed)
+	}
+	if rep.Failed() {
+		t.Errorf("failures: %q", allErrors(rep.Root))
 	}
 }

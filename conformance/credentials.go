@@ -53,6 +53,26 @@ func (s *suite) appSecret() (id, secret, why string) {
 	return id, secret, why
 }
 
+// needApp returns app's client id, or ends t as not run.
+func (s *suite) needApp(t TB) string {
+	t.Helper()
+	id, _, why := s.app()
+	if why != "" {
+		s.notRun(t, "%s", why)
+	}
+	return id
+}
+
+// needAppSecret returns app's client id and secret, or ends t as not run.
+func (s *suite) needAppSecret(t TB) (id, secret string) {
+	t.Helper()
+	id, secret, why := s.appSecret()
+	if why != "" {
+		s.notRun(t, "%s", why)
+	}
+	return id, secret
+}
+
 // redirectURI is the application's redirect URI the code flows use.
 func (s *suite) redirectURI() string {
 	if s.target.RedirectURI != "" {

@@ -321,26 +321,8 @@ func (s *suite) clientScenarios(t TB) {
 }
 
 func (s *suite) clientContent(t TB) {
-	f := s.newFixtures(t)
-	var projects, archive, roads, parcels, hydrants string
-	for _, fo := range s.fix.folders {
-		switch fo.Title {
-		case "Projects":
-			projects = f.folders[fo.ID]
-		case "Archive":
-			archive = f.folders[fo.ID]
-		}
-	}
-	for _, it := range s.fix.items {
-		switch it.Title {
-		case "Roads":
-			roads = f.items[it.ID]
-		case "Parcels":
-			parcels = f.items[it.ID]
-		case "Hydrants":
-			hydrants = f.items[it.ID]
-		}
-	}
+	w := s.world(t)
+	f, projects, archive, roads, parcels, hydrants := w.f, w.projects, w.archive, w.roads, w.parcels, w.hydrants
 	var created string // a folder created through the client
 
 	t.Run("createFolder", func(t TB) {
@@ -718,10 +700,7 @@ func (s *suite) clientDiscovery(t TB) {
 
 func (s *suite) clientOAuth(t TB) {
 	t.Run("oauthToken", func(t TB) {
-		id, secret, why := s.appSecret()
-		if why != "" {
-			s.notRun(t, "%s", why)
-		}
+		id, secret := s.needAppSecret(t)
 		cc := s.client(t, "")
 		tok, err := cc.c.AppToken(cc.ctx, id, secret, 2*time.Hour)
 		noErr(t, "oauthToken (client credentials)", err)
@@ -733,10 +712,7 @@ func (s *suite) clientOAuth(t TB) {
 		sameError(t, "oauthToken with a wrong secret", err, cc.raw(t, "oauthToken"))
 	})
 	t.Run("oauthRevokeToken", func(t TB) {
-		id, _, why := s.app()
-		if why != "" {
-			s.notRun(t, "%s", why)
-		}
+		id := s.needApp(t)
 		cc := s.client(t, "")
 		noErr(t, "oauthRevokeToken", cc.c.RevokeToken(cc.ctx, id, "conformance-never-issued-"+s.runID))
 		if body := cc.raw(t, "oauthRevokeToken"); body["success"] != true {

@@ -244,6 +244,16 @@ func (s *suite) codeFlow(t TB, clientID, redirect, user, password string) (code,
 	return code, verifier
 }
 
+// appCode runs the code flow of the target's application for the user
+// whose password is known, or ends t as not run when either is missing.
+func (s *suite) appCode(t TB) (id, redirect, user, code, verifier string) {
+	t.Helper()
+	user, password := s.needSignIn(t)
+	id, redirect = s.needApp(t), s.redirectURI()
+	code, verifier = s.codeFlow(t, id, redirect, user, password)
+	return id, redirect, user, code, verifier
+}
+
 // signInScenarios runs each sign-in flow of the official clients.
 func (s *suite) signInScenarios(t TB) {
 	t.Run("generateTokenPython", func(t TB) {
@@ -328,13 +338,7 @@ func (s *suite) signInScenarios(t TB) {
 		s.tokenWorks(t, "the out-of-band code's token", access, user, tokenEsriHeader)
 	})
 	t.Run("codePKCE", func(t TB) {
-		user, password := s.needSignIn(t)
-		id, _, why := s.app()
-		if why != "" {
-			s.notRun(t, "%s", why)
-		}
-		redirect := s.redirectURI()
-		code, verifier := s.codeFlow(t, id, redirect, user, password)
+		id, redirect, user, code, verifier := s.appCode(t)
 
 		// Exchanged as ArcGIS REST JS does after a browser sign-in: no
 		// secret, the verifier.
@@ -381,10 +385,7 @@ func (s *suite) signInScenarios(t TB) {
 			s.oauthToken(t, map[string]any{"grant_type": "refresh_token", "client_id": id, "refresh_token": newRefresh}), "invalid_grant")
 	})
 	t.Run("clientCredentials", func(t TB) {
-		id, secret, why := s.appSecret()
-		if why != "" {
-			s.notRun(t, "%s", why)
-		}
+		id, secret := s.needAppSecret(t)
 		a := s.oauthToken(t, map[string]any{"grant_type": "client_credentials", "client_id": id, "client_secret": secret, "expiration": 120.0})
 		tok, refresh := issued(t, "client_credentials", a)
 		s.revokeLater(t, id, tok)
@@ -494,21 +495,12 @@ func (s *suite) wrongCredentialScenarios(t TB) {
 		}
 	})
 	t.Run("wrongClientSecret", func(t TB) {
-		id, _, why := s.app()
-		if why != "" {
-			s.notRun(t, "%s", why)
-		}
+		id := s.needApp(t)
 		a := s.oauthToken(t, map[string]any{"grant_type": "client_credentials", "client_id": id, "client_secret": "conformance-wrong-secret-" + s.runID})
 		wantOAuthError(t, "client_credentials with a wrong secret", a, "invalid_client")
 	})
 	t.Run("reusedCode", func(t TB) {
-		user, password := s.needSignIn(t)
-		id, _, why := s.app()
-		if why != "" {
-			s.notRun(t, "%s", why)
-		}
-		redirect := s.redirectURI()
-		code, verifier := s.codeFlow(t, id, redirect, user, password)
+		id, redirect, _, code, verifier := s.appCode(t)
 		exchange := map[string]any{"grant_type": "authorization_code", "client_id": id, "redirect_uri": redirect, "code": code, "code_verifier": verifier}
 		access, refresh := issued(t, "exchanging the code", s.oauthToken(t, exchange))
 		s.revokeLater(t, id, access)

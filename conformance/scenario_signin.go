@@ -138,11 +138,33 @@ func redirectParams(t TB, location, in string) url.Values {
 	return python
 }
 
+// officialClient is how one of the portal's official clients sends a
+// token: where, and with which Referer header (a token generated for a
+// referer is bound to it).
+type officialClient struct {
+	tokenIn tokenPlace
+	referer string
+}
+
+var (
+	// pythonAPI is the ArcGIS API for Python.
+	pythonAPI = officialClient{tokenEsriHeader, "http"}
+	// restJS is ArcGIS REST JS in Node.
+	restJS = officialClient{tokenQuery, "@esri/arcgis-rest-js"}
+)
+
+func (c officialClient) header() http.Header {
+	if c.referer == "" {
+		return nil
+	}
+	return http.Header{"Referer": {c.referer}}
+}
+
 // tokenWorks checks that token signs user in: community/self, with the
-// token where the client that got it sends it.
-func (s *suite) tokenWorks(t TB, what, token, user string, where tokenPlace) {
+// token as the client that got it sends it.
+func (s *suite) tokenWorks(t TB, what, token, user string, c officialClient) {
 	t.Helper()
-	a := s.send(t, request{op: s.ops["getSelf"], token: token, tokenIn: where})
+	a := s.send(t, request{op: s.ops["getSelf"], token: token, tokenIn: c.tokenIn, header: c.header()})
 	if a.err != nil {
 		t.Errorf("%s: community/self with the token: %s", what, a.err)
 		return
@@ -258,18 +280,18 @@ func (s *suite) appCode(t TB) (id, redirect, user, code, verifier string) {
 func (s *suite) signInScenarios(t TB) {
 	t.Run("generateTokenPython", func(t TB) {
 		user, password := s.needSignIn(t)
-		a := s.send(t, request{op: s.ops["generateToken"], header: http.Header{"Referer": {"http"}}, body: map[string]any{
+		a := s.send(t, request{op: s.ops["generateToken"], header: pythonAPI.header(), body: map[string]any{
 			"username": user, "password": password, "referer": "http", "client": "referer", "expiration": 60.0, "f": "json"}})
 		tok := s.generated(t, "generateToken as the ArcGIS API for Python sends it", a)
-		s.tokenWorks(t, "a token generated as the ArcGIS API for Python asks", tok, user, tokenEsriHeader)
+		s.tokenWorks(t, "a token generated as the ArcGIS API for Python asks", tok, user, pythonAPI)
 	})
 	t.Run("generateTokenRESTJS", func(t TB) {
 		user, password := s.needSignIn(t)
-		js := request{op: s.ops["generateToken"], header: http.Header{"Referer": {"@esri/arcgis-rest-js"}}, body: map[string]any{
+		js := request{op: s.ops["generateToken"], header: restJS.header(), body: map[string]any{
 			"username": user, "password": password, "client": "referer", "referer": "@esri/arcgis-rest-js", "expiration": 20160.0, "f": "json"}}
 		a := s.send(t, js)
 		tok := s.generated(t, "generateToken as ArcGIS REST JS sends it", a)
-		s.tokenWorks(t, "a token generated as ArcGIS REST JS asks", tok, user, tokenQuery)
+		s.tokenWorks(t, "a token generated as ArcGIS REST JS asks", tok, user, restJS)
 		// The lifetime asked for counts: 20,160 minutes outlast 60.
 		short := s.send(t, request{op: s.ops["generateToken"], body: map[string]any{"username": user, "password": password, "expiration": 60.0, "f": "json"}})
 		s.generated(t, "generateToken for 60 minutes", short)
@@ -311,7 +333,7 @@ func (s *suite) signInScenarios(t TB) {
 		if frag.Has("expires") {
 			t.Errorf("the redirect has expires: the ArcGIS API for Python then fails on it; expires_in says it")
 		}
-		s.tokenWorks(t, "the implicit grant's token", tok, user, tokenEsriHeader)
+		s.tokenWorks(t, "the implicit grant's token", tok, user, pythonAPI)
 	})
 	t.Run("codeOutOfBandPython", func(t TB) {
 		user, password := s.needSignIn(t)
@@ -335,7 +357,7 @@ func (s *suite) signInScenarios(t TB) {
 		access, refresh := issued(t, "the out-of-band code's exchange", a)
 		s.revokeLater(t, pythonClientID, refresh)
 		s.revokeLater(t, pythonClientID, access)
-		s.tokenWorks(t, "the out-of-band code's token", access, user, tokenEsriHeader)
+		s.tokenWorks(t, "the out-of-band code's token", access, user, pythonAPI)
 	})
 	t.Run("codePKCE", func(t TB) {
 		id, redirect, user, code, verifier := s.appCode(t)
@@ -357,7 +379,7 @@ func (s *suite) signInScenarios(t TB) {
 		}
 		wantSeconds(t, "exchanging the code", a, "expires_in", 30*60)
 		wantSeconds(t, "exchanging the code (expiration=20160 asked)", a, "refresh_token_expires_in", 20160*60)
-		s.tokenWorks(t, "the code's access token", access, user, tokenQuery)
+		s.tokenWorks(t, "the code's access token", access, user, restJS)
 
 		a = s.oauthToken(t, map[string]any{"grant_type": "refresh_token", "client_id": id, "refresh_token": refresh})
 		renewed, again := issued(t, "refresh_token", a)
@@ -366,7 +388,7 @@ func (s *suite) signInScenarios(t TB) {
 			t.Errorf("refresh_token answered a refresh_token too; it is kept, only exchange_refresh_token replaces it")
 		}
 		wantSeconds(t, "refresh_token", a, "expires_in", 30*60)
-		s.tokenWorks(t, "a refreshed access token", renewed, user, tokenQuery)
+		s.tokenWorks(t, "a refreshed access token", renewed, user, restJS)
 
 		a = s.oauthToken(t, map[string]any{"grant_type": "exchange_refresh_token", "client_id": id, "redirect_uri": redirect, "refresh_token": refresh})
 		exchanged, newRefresh := issued(t, "exchange_refresh_token", a)
@@ -375,7 +397,7 @@ func (s *suite) signInScenarios(t TB) {
 		if newRefresh == "" || newRefresh == refresh {
 			t.Fatalf("exchange_refresh_token: refresh_token %q, want a new one", newRefresh)
 		}
-		s.tokenWorks(t, "the exchanged access token", exchanged, user, tokenQuery)
+		s.tokenWorks(t, "the exchanged access token", exchanged, user, restJS)
 		wantOAuthError(t, "refresh_token with the refresh token exchange_refresh_token replaced",
 			s.oauthToken(t, map[string]any{"grant_type": "refresh_token", "client_id": id, "refresh_token": refresh}), "invalid_grant")
 
@@ -491,7 +513,7 @@ func (s *suite) wrongCredentialScenarios(t TB) {
 		if known, password, ok := s.signInUser(); ok && known == user {
 			b := s.call(t, "generateToken", "", nil, map[string]any{"username": user, "password": password, "expiration": 5.0, "f": "json"})
 			tok := s.generated(t, "generateToken with the right password after a wrong one", b)
-			s.tokenWorks(t, "a token generated after a wrong password", tok, user, tokenDefault)
+			s.tokenWorks(t, "a token generated after a wrong password", tok, user, officialClient{})
 		}
 	})
 	t.Run("wrongClientSecret", func(t TB) {

@@ -1,9 +1,0 @@
-/* generated using openapi-typescript-codegen -- do not edit */
-/* istanbul ignore file */
-/* tslint:disable */
-/* eslint-disable */
-import type { Format } from './Format';
-export type FormatForm = {
-    'f'?: Format;
-};
-

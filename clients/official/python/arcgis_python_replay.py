@@ -285,7 +285,7 @@ class OAuthAuth:
             if "Invalid redirect_uri" not in con.send("GET", url, drop_auth=True).text:
                 redirect_uri = candidate
                 break
-        con.redirect_uri = redirect_uri
+        self.redirect_uri = redirect_uri
         url, state = self.authorize_url(redirect_uri)
         page = con.send("GET", url, drop_auth=True).text
         m = re.search(r"\{.*\}", page, re.MULTILINE)
@@ -296,11 +296,11 @@ class OAuthAuth:
             oauth_state = page.split('"oauth_state":"')[1].split('"')[0]
         else:
             raise ClientError("Unable to generate oauth token")
-        con.oauth_info = info
+        self.oauth_info = info
         a = con.send("POST", self.signin_url, form={"expiration": self.expiration, "oauth_state": oauth_state,
                                                     "username": self.username, "password": self.password},
                      drop_auth=True)
-        con.signin_answer = a
+        self.signin_answer = a
         if "OAUTH_0015" in a.text:
             raise ClientError("terms and conditions")
         callback = a.headers["Location"]  # KeyError without one: the code flow follows
@@ -320,7 +320,7 @@ class OAuthAuth:
         a = follow("POST", self.signin_url, form={"oauth_state": oauth_state, "authorize": "True",
                                                   "username": self.username, "password": self.password},
                    headers=con.headers())
-        con.code_flow_answer = a
+        self.code_flow_answer = a
         info = match_oauth_info(a.text)
         messages = info["messages"] if "messages" in info else []  # TypeError without a script, as in the client
         if any("invalid username or password" in m.lower() or "Too many invalid attempts. Please try again later." in m
@@ -653,10 +653,10 @@ class SignIn(Replay):
         gis = GIS(ROOT, ADMIN, ADMIN_PASSWORD)
         auth = gis._con.auth
         u = urllib.parse.urlsplit(ROOT)
-        self.assertEqual(gis._con.redirect_uri, f"https://{u.netloc}")  # the first candidate, no context
-        self.assertEqual(sorted(gis._con.oauth_info), sorted(["oauth_state", "client_id", "locale"]))
-        self.assertEqual(gis._con.signin_answer.status, 302)
-        self.assertTrue(gis._con.signin_answer.headers["Location"].startswith(f"https://{u.netloc}#access_token="))
+        self.assertEqual(auth.redirect_uri, f"https://{u.netloc}")  # the first candidate, no context
+        self.assertEqual(sorted(auth.oauth_info), sorted(["oauth_state", "client_id", "locale"]))
+        self.assertEqual(auth.signin_answer.status, 302)
+        self.assertTrue(auth.signin_answer.headers["Location"].startswith(f"https://{u.netloc}#access_token="))
         self.assertEqual(int(auth.fragment["expires_in"]), 600 * 60)  # expiration=600 minutes, > 300 s
         self.assertEqual((auth.fragment["username"], auth.fragment["ssl"]), (ADMIN, "true"))
         self.assertEqual(gis.me["username"], ADMIN)
@@ -676,15 +676,15 @@ class SignIn(Replay):
         con.auth = auth = OAuthAuth(ROOT, MEMBER, "wrong-password")
         with self.assertRaises(KeyError):
             auth._implicit(con)
-        self.assertEqual(con.signin_answer.status, 200)
-        page = con.signin_answer.text
+        self.assertEqual(auth.signin_answer.status, 200)
+        page = auth.signin_answer.text
         info = json.loads(re.search(r"\{.*\}", page, re.MULTILINE)[0])
         self.assertEqual(info["messages"], ["Invalid username or password."])
         with self.assertRaises(ClientError) as e:
             auth._code_flow(con)
         self.assertEqual(str(e.exception), "Invalid username or password.")
-        self.assertEqual(con.code_flow_answer.status, 200)
-        self.assertEqual(match_oauth_info(con.code_flow_answer.text)["messages"], ["Invalid username or password."])
+        self.assertEqual(auth.code_flow_answer.status, 200)
+        self.assertEqual(match_oauth_info(auth.code_flow_answer.text)["messages"], ["Invalid username or password."])
 
     def test_use_gen_token(self):
         gis = GIS(ROOT, MEMBER, MEMBER_PASSWORD, use_gen_token=True)

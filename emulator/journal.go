@@ -53,7 +53,7 @@ type Request struct {
 // RequestAnswer is how a call was answered.
 type RequestAnswer struct {
 	Status      int    `json:"status"`         // the HTTP status
-	Success     bool   `json:"success"`        // no error envelope
+	Success     bool   `json:"success"`        // no error envelope or page, not dropped
 	Code        int    `json:"code,omitempty"` // the error envelope's code
 	MessageCode string `json:"messageCode,omitempty"`
 	FailedItems int    `json:"failedItems,omitempty"` // moveItems, deleteItems: results that failed
@@ -179,7 +179,8 @@ func appendRequest(b []byte, op string, c *api.Call, a *api.Answer) []byte {
 	b = append(b, `,"answer":{"status":`...)
 	b = strconv.AppendInt(b, int64(a.Status), 10)
 	b = append(b, `,"success":`...)
-	b = strconv.AppendBool(b, a.Code == 0 && !a.Dropped && a.Status < 300)
+	// A redirect with no error is a success: the sign-in's answer.
+	b = strconv.AppendBool(b, a.Code == 0 && !a.Dropped && a.Status < 400)
 	if a.Code != 0 {
 		b = append(b, `,"code":`...)
 		b = strconv.AppendInt(b, int64(a.Code), 10)

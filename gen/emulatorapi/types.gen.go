@@ -195,7 +195,9 @@ type RequestAnswer struct {
 	MessageCode *string `json:"messageCode,omitempty"`
 
 	// Status The HTTP status; 0 when the connection was dropped.
-	Status  int  `json:"status"`
+	Status int `json:"status"`
+
+	// Success No error envelope, no error page, not dropped (the sign-in's redirect is a success).
 	Success bool `json:"success"`
 }
 

@@ -127,7 +127,7 @@ func New(cfg Config) (*API, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Pre(cleanPath)
+	e.Pre(cleanPath, s.cors)
 	e.Use(s.recoverPanics, s.logRequests)
 	if cfg.Hooks != nil {
 		e.Use(s.unmatched)

@@ -411,6 +411,7 @@ export interface components {
         RequestAnswer: {
             /** @description The HTTP status; 0 when the connection was dropped. */
             status: number;
+            /** @description No error envelope, no error page, not dropped (the sign-in's redirect is a success). */
             success: boolean;
             /** @description The error envelope's code. */
             code?: number;

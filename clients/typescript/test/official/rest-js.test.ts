@@ -6,6 +6,7 @@
 // PORTAL_URL is the REST base (https://127.0.0.1:PORT/portal/sharing/rest), PORTAL_CERT the certificate file.
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -302,6 +303,78 @@ describe("the authorization-code flow of a server-side app, a person signing in 
       assert.equal(await page.locator("form").count(), 0);
     } finally {
       await page.close();
+    }
+  });
+});
+
+describe("the browser flow with PKCE: an app's page signs in and calls the portal from its own origin", () => {
+  let browser: TrustingBrowser;
+  let app: http.Server;
+  let appOrigin: string;
+  // REST JS's own browser bundle, as an app's page loads it.
+  // (The package exports no subpath to it: read from where npm put it; the tests run in clients/typescript.)
+  const bundle = readFileSync("node_modules/@esri/arcgis-rest-request/dist/bundled/request.esm.js", "utf8");
+  const page = (script: string) =>
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>app</title></head><body>...` +
+    `<script type="module">import { ArcGISIdentityManager, request } from "/request.esm.js";\n` +
+    `const portal = ${JSON.stringify(base)}, clientId = ${JSON.stringify(demo.clientId)}, redirectUri = location.origin + "/callback.html";\n` +
+    `${script}</script></body></html>`;
+
+  before(async () => {
+    browser = await launchTrusting(certFile);
+    app = http.createServer((req, res) => {
+      const url = new URL(req.url ?? "/", appOrigin);
+      const send = (type: string, body: string) => res.writeHead(200, { "Content-Type": type }).end(body);
+      switch (url.pathname) {
+        case "/request.esm.js":
+          return send("text/javascript", bundle);
+        case "/":
+          // beginOAuth2: the page goes to the portal's sign-in page with a PKCE challenge (S256).
+          return send("text/html", page(`ArcGISIdentityManager.beginOAuth2({ clientId, portal, redirectUri, popup: false });`));
+        case "/callback.html":
+          // completeOAuth2: the code and the verifier exchanged at oauth2/token, then a call with the session,
+          // both requests to the portal's origin from the app's.
+          return send("text/html", page(
+            `try {\n` +
+            `  const session = await ArcGISIdentityManager.completeOAuth2({ clientId, portal, redirectUri });\n` +
+            `  const me = await request(portal + "/community/self", { authentication: session, httpMethod: "GET" });\n` +
+            `  document.body.textContent = "Signed in as " + session.username + "; community/self: " + me.username;\n` +
+            `} catch (e) { document.body.textContent = "Failed: " + e.name + ": " + e.message; }`,
+          ));
+        default:
+          res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
+    appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => app?.close(resolve));
+  });
+
+  test("signed in on the portal's page, the code exchanged with its verifier, the API called across origins", async () => {
+    const tab = await browser.browser.newPage();
+    const failed: string[] = [];
+    tab.on("console", (m) => {
+      if (m.type() === "error") failed.push(m.text());
+    });
+    try {
+      const since = await lastSeq();
+      await tab.goto(`${appOrigin}/`);
+      await tab.waitForURL((u) => u.href.startsWith(`${base}/oauth2/authorize?`));
+      const authorize = new URL(tab.url());
+      assert.equal(authorize.searchParams.get("code_challenge_method"), "S256");
+      assert.ok(authorize.searchParams.get("code_challenge"));
+      await tab.fill("#username", demo.admin);
+      await tab.fill("#password", demo.adminPassword);
+      await tab.click("#signIn");
+      await tab.waitForURL((u) => u.href.startsWith(`${appOrigin}/callback.html?code=`));
+      await tab.waitForFunction("document.body.textContent !== \"...\"");
+      assert.equal(await tab.textContent("body"), `Signed in as ${demo.admin}; community/self: ${demo.admin}`, failed.join("\n"));
+      assert.deepEqual(await calls(since), ["oauthAuthorize", "oauthSignIn", "oauthToken", "getSelf"]);
+    } finally {
+      await tab.close();
     }
   });
 });

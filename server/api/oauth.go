@@ -1,10 +1,7 @@
 package api
 
 import (
-	"bytes"
 	"context"
-	_ "embed"
-	"html/template"
 	"net/http"
 	"strconv"
 
@@ -17,11 +14,6 @@ import (
 // The OAuth 2.0 sign-in's pages: the sign-in page (oauth2/authorize, and
 // the sign-in it posts when refused), the approval page of an out-of-band
 // code, and their error page. Every other answer of the API is JSON.
-
-//go:embed pages.html
-var pagesHTML string
-
-var pages = template.Must(template.New("pages").Parse(pagesHTML))
 
 // htmlPage is an HTML answer (or a redirect), written as it is by
 // writeResponse and the error handler.
@@ -72,55 +64,29 @@ type signInInfo struct {
 	Messages   []string `json:"messages,omitempty"`
 }
 
-type signInPage struct {
-	Info       signInInfo
-	PortalName string
-	SignInURL  string
-	Dark       bool
-}
-
-type errorPage struct {
-	Message string
-	Details []string
-}
-
-func render(status int, name string, data any) (htmlPage, error) {
-	var b bytes.Buffer
-	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
-		return htmlPage{}, err
-	}
-	return htmlPage{status: status, body: b.Bytes()}, nil
-}
-
 // errorHTML is the page of an error of an operation that answers HTML.
 func errorHTML(status int, body envelopeBody) htmlPage {
-	p, err := render(status, "error", errorPage{Message: body.Message, Details: body.Details})
-	if err != nil {
-		// The template is fixed and its data plain text.
-		panic(err)
-	}
-	p.code = body.Code
-	return p
+	return htmlPage{status: status, body: errorPageHTML(body.Message, body.Details), code: body.Code}
 }
 
 func (h *handlers) signInPage(ctx context.Context, r server.AuthRequest, refusal string) (htmlPage, error) {
-	data := signInPage{Info: signInInfo{OAuthState: server.EncodeState(r), ClientID: r.ClientID},
-		PortalName: "ArcGIS Enterprise", SignInURL: h.context + "/sharing/oauth2/signin"}
+	info := signInInfo{OAuthState: server.EncodeState(r), ClientID: r.ClientID}
+	portalName := "ArcGIS Enterprise"
 	if h.svc.Gates().Deployment == server.DeploymentOnline {
-		data.PortalName = "ArcGIS Online"
+		portalName = "ArcGIS Online"
 	}
-	status, code := http.StatusOK, 0
+	p := htmlPage{status: http.StatusOK}
 	if refusal != "" {
-		data.Info.Messages = []string{refusal}
-		code = 400
+		info.Messages = []string{refusal}
+		p.code = 400
 	}
+	dark := false
 	if cl := callOf(ctx); cl != nil {
-		data.Info.Locale = cl.form.Get("locale")
-		data.Dark = cl.form.Get("style") == "dark"
+		info.Locale = cl.form.Get("locale")
+		dark = cl.form.Get("style") == "dark"
 	}
-	p, err := render(status, "signin", data)
-	p.code = code
-	return p, err
+	p.body = signInHTML(info, portalName, h.context+"/sharing/oauth2/signin", dark)
+	return p, nil
 }
 
 func (h *handlers) OauthAuthorize(ctx context.Context, r gen.OauthAuthorizeRequestObject) (gen.OauthAuthorizeResponseObject, error) {
@@ -169,7 +135,7 @@ func (h *handlers) OauthSignIn(ctx context.Context, r gen.OauthSignInRequestObje
 }
 
 func (h *handlers) OauthApproval(_ context.Context, r gen.OauthApprovalRequestObject) (gen.OauthApprovalResponseObject, error) {
-	return render(http.StatusOK, "approval", struct{ Code string }{r.Params.Code})
+	return htmlPage{status: http.StatusOK, body: approvalHTML(r.Params.Code)}, nil
 }
 
 func (h *handlers) OauthToken(ctx context.Context, r gen.OauthTokenRequestObject) (gen.OauthTokenResponseObject, error) {

@@ -82,6 +82,18 @@ func TestSpecOperations(t *testing.T) {
 		"getMember":                  "GET /community/users/{userName}",
 		"updateMember":               "POST /community/users/{userName}/update",
 		"listMembers":                "GET /portals/{portalId}/users",
+		"getRoot":                    "GET /",
+		"getInfo":                    "GET /info",
+		"getPortal":                  "GET /portals/{portalId}",
+		"listRoles":                  "GET /portals/{portalId}/roles",
+		"getSelf":                    "GET /community/self",
+		"moveItem":                   "POST /content/users/{userName}/items/{itemId}/move",
+		"moveItemFromFolder":         "POST /content/users/{userName}/{folderId}/items/{itemId}/move",
+		"oauthAuthorize":             "GET /oauth2/authorize",
+		"oauthSignIn":                "POST /oauth2/signin",
+		"oauthApproval":              "GET /oauth2/approval",
+		"oauthToken":                 "POST /oauth2/token",
+		"oauthRevokeToken":           "POST /oauth2/revokeToken",
 	}
 	got := map[string]string{}
 	for path, item := range doc.Paths.Map() {
@@ -165,6 +177,11 @@ func TestExamplePairs(t *testing.T) {
 	needErrors := map[string]bool{}
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
+			if op.Responses.Value("200").Value.Content.Get("application/json") == nil {
+				// The sign-in's pages: HTML, checked by their tests, not by
+				// example pairs.
+				continue
+			}
 			req, resp := examplePairs(op)
 			var ok, bad int
 			for name := range req {

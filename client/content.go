@@ -90,6 +90,31 @@ func (c *Client) MoveItems(ctx context.Context, user string, ids []string, folde
 	return itemResults(op, out)
 }
 
+// MoveItem moves one item of user, in any of user's folders, to folder: a
+// folder id of user, or "" or "/" for the root. Unlike MoveItems, the item's
+// failure is the call's: an unknown item matches ErrNotFound (CONT_0001), an
+// item already there has code 500. Callers as for MoveItems.
+func (c *Client) MoveItem(ctx context.Context, user, itemID, folder string) error {
+	const op = "moveItem"
+	if err := need("user name", user); err != nil {
+		return wrap(op, err)
+	}
+	if err := need("item id", itemID); err != nil {
+		return wrap(op, err)
+	}
+	if folder == "" {
+		folder = "/"
+	}
+	form := gen.MoveItemForm{Folder: folder, F: jsonFormat()}
+	var out gen.MovedItemResponse
+	if err := c.do(ctx, op, func(ctx context.Context, edit gen.RequestEditorFn) (*http.Response, error) {
+		return c.api.MoveItemWithFormdataBody(ctx, user, itemID, form, edit)
+	}, &out); err != nil {
+		return err
+	}
+	return succeeded(op, out.Success)
+}
+
 // DeleteItems deletes the items ids of user, with one result per id in the
 // order of ids; a failed item is not an error. Callers as for MoveItems.
 func (c *Client) DeleteItems(ctx context.Context, user string, ids []string) ([]ItemResult, error) {

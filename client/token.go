@@ -49,6 +49,49 @@ func (c *Client) GenerateToken(ctx context.Context, username, password string, e
 	return Token{Token: *out.Token, Expires: millis(out.Expires), SSL: deref(out.Ssl)}, nil
 }
 
+// AppToken exchanges an application's client id and secret for its own
+// token (OAuth 2.0 client credentials), valid for expiration rounded up to
+// whole minutes (at most two weeks; zero leaves the portal's default, two
+// hours). Such a token acts for no user: it reads what anonymous callers may.
+func (c *Client) AppToken(ctx context.Context, clientID, clientSecret string, expiration time.Duration) (Token, error) {
+	const op = "oauthToken"
+	form := gen.TokenForm{GrantType: gen.TokenFormGrantTypeClientCredentials, ClientId: clientID, ClientSecret: &clientSecret, F: jsonFormat()}
+	if expiration > 0 {
+		form.Expiration = ptr(int32((expiration + time.Minute - 1) / time.Minute))
+	}
+	var out gen.OAuthTokenResponse
+	start := c.now()
+	err := c.roundTrip(ctx, func(ctx context.Context, edit gen.RequestEditorFn) (*http.Response, error) {
+		return c.api.OauthTokenWithFormdataBody(ctx, form, edit)
+	}, "", &out)
+	if err != nil {
+		return Token{}, wrap(op, err)
+	}
+	if out.AccessToken == nil || *out.AccessToken == "" || out.ExpiresIn == nil {
+		return Token{}, missing(op, "access_token or expires_in")
+	}
+	return Token{Token: *out.AccessToken, Expires: start.Add(time.Duration(*out.ExpiresIn) * time.Second), SSL: deref(out.Ssl)}, nil
+}
+
+// RevokeToken revokes token, a refresh token or an application's token
+// issued to clientID, or a user's access token; one that is no longer valid
+// is no error.
+func (c *Client) RevokeToken(ctx context.Context, clientID, token string) error {
+	const op = "oauthRevokeToken"
+	form := gen.RevokeTokenForm{AuthToken: token, F: jsonFormat()}
+	if clientID != "" {
+		form.ClientId = &clientID
+	}
+	var out gen.SuccessOAuthResponse
+	err := c.roundTrip(ctx, func(ctx context.Context, edit gen.RequestEditorFn) (*http.Response, error) {
+		return c.api.OauthRevokeTokenWithFormdataBody(ctx, form, edit)
+	}, "", &out)
+	if err != nil {
+		return wrap(op, err)
+	}
+	return succeeded(op, out.Success)
+}
+
 // credentialLifetime is the lifetime asked for tokens obtained with
 // WithCredentials: the portal's default.
 const credentialLifetime = 60 * time.Minute

@@ -32,7 +32,8 @@ const (
 type operation struct {
 	id     string
 	method string
-	path   string // template, below the base URL
+	path   string // template, below base
+	base   string // the REST root, or where the path's own servers put it
 	op     *openapi3.Operation
 	form   *openapi3.MediaType // the form request body; nil when none
 	pairs  []*pair
@@ -45,6 +46,7 @@ type request struct {
 	body    map[string]any // form fields; nil sends no body
 	token   string         // "" sends none
 	tokenIn tokenPlace
+	header  http.Header // more headers, such as the Referer a client sends
 }
 
 // answer is what came back.
@@ -57,8 +59,12 @@ type answer struct {
 
 // apiError is the error envelope's content.
 type apiError struct {
-	Code        int      `json:"code"`
-	MessageCode string   `json:"messageCode,omitempty"`
+	Code        int    `json:"code"`
+	MessageCode string `json:"messageCode,omitempty"`
+	// OAuth and Description are the OAuth 2.0 error and its description,
+	// which the token endpoint's errors carry.
+	OAuth       string   `json:"error,omitempty"`
+	Description string   `json:"error_description,omitempty"`
 	Message     string   `json:"message"`
 	Details     []string `json:"details"`
 }
@@ -185,7 +191,10 @@ func (s *suite) httpRequest(ctx context.Context, r request) (*http.Request, erro
 			form.Set(k, text)
 		}
 	}
-	header := http.Header{}
+	header := r.header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
 	if r.token != "" {
 		place := r.tokenIn
 		if place == tokenDefault {
@@ -208,7 +217,7 @@ func (s *suite) httpRequest(ctx context.Context, r request) (*http.Request, erro
 			header.Set("Authorization", "Bearer "+r.token)
 		}
 	}
-	u := s.base + path
+	u := r.op.base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
@@ -270,6 +279,36 @@ func (s *suite) trySend(t TB, r request) (*answer, error) {
 		}
 	}
 	return a, nil
+}
+
+// page is the answer of an operation that answers HTML or a redirect.
+type page struct {
+	status   int
+	location string // a redirect's target
+	text     string
+}
+
+// sendPage sends r as a browser would, reading a redirect without
+// following it, and returns the answer. The validator checks the status,
+// media type and Location against the contract.
+func (s *suite) sendPage(t TB, r request) *page {
+	t.Helper()
+	s.noteWrite(r.op.id)
+	req, err := s.httpRequest(s.ctx(t), r)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	req.Header.Set("Accept", "text/html")
+	resp, err := s.pages.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", r.op.id, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s: reading the answer: %v", r.op.id, err)
+	}
+	return &page{status: resp.StatusCode, location: resp.Header.Get("Location"), text: string(raw)}
 }
 
 // ctx is the context for requests made on t's behalf. It survives the end

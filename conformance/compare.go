@@ -70,13 +70,21 @@ func ignorePath(v any, path []string) any {
 
 // diff lists the differences between want and got, one line each, naming
 // the path (results[1].error.code) and both values.
-func diff(want, got any) []string {
+func diff(want, got any) []string { return compare(want, got, false) }
+
+// subsetDiff is diff for a response example marked x-subset: the answer
+// may hold fields the example does not, in any object at any depth; the
+// example's fields must be there with its values, and arrays still have
+// the example's elements, in order, each compared the same way.
+func subsetDiff(want, got any) []string { return compare(want, got, true) }
+
+func compare(want, got any, subset bool) []string {
 	var out []string
-	diffAt("", normalize(want), normalize(got), &out)
+	diffAt("", normalize(want), normalize(got), subset, &out)
 	return out
 }
 
-func diffAt(path string, want, got any, out *[]string) {
+func diffAt(path string, want, got any, subset bool, out *[]string) {
 	at := path
 	if at == "" {
 		at = "(the whole body)"
@@ -110,10 +118,11 @@ func diffAt(path string, want, got any, out *[]string) {
 			switch {
 			case !gok:
 				*out = append(*out, fmt.Sprintf("%s: missing, want %s", p, short(wv)))
-			case !wok:
+			case !wok && !subset:
 				*out = append(*out, fmt.Sprintf("%s: unexpected, got %s", p, short(gv)))
+			case !wok:
 			default:
-				diffAt(p, wv, gv, out)
+				diffAt(p, wv, gv, subset, out)
 			}
 		}
 	case []any:
@@ -127,7 +136,7 @@ func diffAt(path string, want, got any, out *[]string) {
 			return
 		}
 		for i := range w {
-			diffAt(fmt.Sprintf("%s[%d]", path, i), w[i], g[i], out)
+			diffAt(fmt.Sprintf("%s[%d]", path, i), w[i], g[i], subset, out)
 		}
 	default:
 		if !reflect.DeepEqual(want, got) {

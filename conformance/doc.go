@@ -21,24 +21,68 @@
 // kin-openapi does not make: an answer is the error envelope alone or a
 // success answer holding what its schema's x-success-required lists, and
 // every null is one OpenAPI 3.0.3 admits (nullable beside a type, as
-// standard validators read it). This happens in an http.RoundTripper, so
-// nothing escapes it.
-//
-// Target.Version and Target.Deployment, when given, leave out by name the
-// example pairs written for other portals (x-introduced-in, x-deployments on
-// the request example, or on one of its x-setup pairs).
+// standard validators read it). The OAuth 2.0 pages (oauthAuthorize,
+// oauthSignIn, oauthApproval), whose answers are HTML or redirects, must
+// answer a status their operation declares, with a declared media type, and
+// a redirect its Location. A path with servers of its own (oauthSignIn, at
+// {context}/sharing/oauth2/signin, beside the REST root) is routed there,
+// and an operation marked x-trailing-slash is found with and without the
+// slash. This happens in an http.RoundTripper, so nothing escapes it.
 //
 // The subtests are:
 //
 //   - examples: every named example pair of every operation is replayed and
 //     its answer compared with the response example (below);
+//   - discovery: the REST root's currentVersion is a REST version
+//     x-rest-versions lists, or newer, the same at sharing/rest and
+//     sharing/rest/ (and, for an enterprise release given in Target.Version,
+//     that release's own; enterpriseVersion, when answered, the release of
+//     currentVersion); info's owningSystemUrl and tokenServicesUrl start
+//     with the address the suite reached the portal at (scheme, host and
+//     context); portals/self read by the content owner is the
+//     organization's, its user is community/self's (id, username, fullName,
+//     orgId, role), and portalName, isPortal and portalMode agree (ArcGIS
+//     Online, multitenant and no isPortal, or self-hosted) with each other
+//     and with the deployment; anonymously it names no user;
+//     hasMemberCategorySchema follows assignMemberCategorySchema and
+//     deleteMemberCategorySchema; community/self and community/users/<name>
+//     give a user the same id;
 //   - memberCategorySchema, moveItems, settings, auth: the rules of the
 //     seeded operations, each on fixtures of its own, read back through the
 //     contract's reads;
+//   - moveItem: moveItem and moveItemFromFolder (the per-item move the
+//     official clients use) on the suite's own items: to a folder, on from
+//     one folder to another, to the root ("/"), an item already in the
+//     destination (error 500), an unknown item (CONT_0001), an unknown
+//     destination, and by the administrator; each answer is the documented
+//     one and getItem and the content listings agree on where the item is;
+//   - signIn: each sign-in as the official clients run it, the token then
+//     used as that client sends it, on community/self: generateToken as the
+//     ArcGIS API for Python sends it (referer=http, client=referer,
+//     expiration=60) and as ArcGIS REST JS does (client=referer,
+//     referer=@esri/arcgis-rest-js, expiration=20160; expires a number of
+//     milliseconds); the ArcGIS API for Python's sign-in with a user name
+//     and password (oauthAuthorize for its built-in application pythonapi,
+//     redirecting to the portal's origin, oAuthInfo read from the sign-in
+//     page as that client reads it, oauthSignIn, a 302 with the token in the
+//     fragment, state echoed, expires_in 36000 for the 600 minutes asked) and
+//     its out-of-band code (the approval page's title, the exchange without
+//     a secret); with an application, the code flow with PKCE S256 to a
+//     loopback redirect URI, as ArcGIS REST JS runs it (the redirect's
+//     parameters read alike by both clients' decoders), the exchange,
+//     refresh_token, exchange_refresh_token (the old refresh token then
+//     refused), revocation (the revoked refresh token refused), and
+//     client_credentials (portals/self with the application's token);
+//   - wrongCredentials: a wrong password on the sign-in page (the page
+//     again, with messages, no redirect) and on generateToken (error 400,
+//     no token), a wrong client secret (invalid_client), a code exchanged
+//     twice (invalid_grant), a redirect URI not registered (the 400 page
+//     "Invalid redirect_uri"), an oauth_state no page gave (the 400 page);
 //   - client: every operation called through package client; the validator
 //     proves the server took what the client sent and answered per the
 //     contract, and each check compares the values the client returned with
-//     the raw body of the answer.
+//     the raw body of the answer. The OAuth pages and moveItemFromFolder,
+//     which the client does not call, are checked by signIn and moveItem.
 //
 // # Replaying the examples
 //
@@ -64,6 +108,11 @@
 // The answer is compared with the response example after substitution:
 //
 //   - equal as JSON values: same keys, same values, arrays in order;
+//   - where the example has x-subset, the answer holds at least the
+//     example's fields, at any depth: fields the example does not show are
+//     allowed in every object (a real portal answers portals/self with many
+//     more), while arrays still have the example's elements, in order, each
+//     compared the same way;
 //   - x-ignore lists dotted paths (items.created) whose values are
 //     generated; a path through an array applies to each of its elements.
 //     The values at those paths are not compared, but the fields must be
@@ -95,7 +144,29 @@
 // Target.Password when the example's user is Target.Username; else it is
 // not run.
 //
+// The sign-in flows sign in with Target.Username and Target.Password, or on
+// the emulator's demo organization (the fixtures' portalId) with the
+// generateToken example's user and password; without either they are not
+// run, by name. The OAuth examples and flows that need an application use
+// Target.ClientID, Target.ClientSecret and Target.RedirectURI (default
+// http://127.0.0.1/callback: a loopback address the suite never opens, for
+// it reads redirects without following them), or on the demo organization
+// the examples' own application (demo-app, its secret, its redirect URI).
+// Without an application, client_credentials and the examples sending the
+// application's secret need Target.ClientSecret, the code flows and the
+// examples naming the application Target.ClientID; otherwise they are not
+// run, by name. The ArcGIS API for Python's flows need no application: every
+// portal has pythonapi.
+//
 // # Versions and deployments
+//
+// Target.Version and Target.Deployment leave out by name the example pairs
+// written for other portals (x-introduced-in, x-deployments on the request
+// example, or on one of its x-setup pairs). Empty, they are detected, as
+// Detect does: the REST root's currentVersion mapped back through getRoot's
+// x-rest-versions to the newest release whose REST version is currentVersion
+// or older (newer than all, the newest listed), and portals/self's isPortal
+// (true: enterprise; false: online). The run's log says what was found.
 //
 // The examples are written for the reference server's default deployment
 // and version. When a target refuses a field the contract marks with
@@ -110,6 +181,14 @@
 // folders and items, with unique titles, and deletes only those. It reads
 // the settings, the member category schema and the members' categories
 // before anything else, and writes them back at the end, checking that they
-// read as before: a schema that did not exist is deleted. Runs against one
-// organization must not overlap.
+// read as before: a schema that did not exist is deleted. Every token a
+// sign-in flow obtains is revoked (oauthRevokeToken) when its test ends.
+// It never locks an account: a run sends at most one wrong password per
+// user name. The generateToken example that must be refused sends it for the
+// content owner; the wrong-credential checks pick the user whose password
+// the suite knows, then the administrator, then the content owner, and
+// after a wrong password for the user whose password it knows sign that
+// user in, which clears the count of failures; a check left without a user
+// sends its wrong password for a user name no portal has, which is refused
+// in the same words. Runs against one organization must not overlap.
 package conformance

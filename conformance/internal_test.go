@@ -268,3 +268,167 @@ func TestValidatorStrictNull(t *testing.T) {
 		t.Errorf("the published contract's null was reported: %q", rec.errs)
 	}
 }
+
+// x-subset: the answer may hold more fields than the example, at any depth;
+// the example's fields, their values and the arrays' elements still count.
+func TestSubsetDiff(t *testing.T) {
+	want := map[string]any{"id": "a", "user": map[string]any{"id": "u"}, "list": []any{map[string]any{"k": 1}}}
+	got := map[string]any{"id": "a", "extra": true, "user": map[string]any{"id": "u", "more": 2}, "list": []any{map[string]any{"k": 1, "x": 0}}}
+	if d := subsetDiff(want, got); len(d) != 0 {
+		t.Errorf("extra fields were reported: %q", d)
+	}
+	if d := diff(want, got); len(d) != 3 {
+		t.Errorf("without x-subset, the extra fields are differences: %q", d)
+	}
+	cases := []struct {
+		got  any
+		want string
+	}{
+		{map[string]any{"user": map[string]any{"id": "u"}, "list": []any{map[string]any{"k": 1}}}, "id: missing"},
+		{map[string]any{"id": "b", "user": map[string]any{"id": "u"}, "list": []any{map[string]any{"k": 1}}}, `id: want "a", got "b"`},
+		{map[string]any{"id": "a", "user": map[string]any{}, "list": []any{map[string]any{"k": 1}}}, "user.id: missing"},
+		{map[string]any{"id": "a", "user": map[string]any{"id": "u"}, "list": []any{map[string]any{"k": 1}, map[string]any{"k": 2}}}, "list: want 1 elements, got 2"},
+		{map[string]any{"id": "a", "user": map[string]any{"id": "u"}, "list": []any{map[string]any{"k": 2}}}, "list[0].k: want 1, got 2"},
+	}
+	for _, c := range cases {
+		if d := subsetDiff(want, c.got); len(d) != 1 || !strings.Contains(d[0], c.want) {
+			t.Errorf("subsetDiff against %s = %q, want one line holding %q", jsonText(c.got), d, c.want)
+		}
+	}
+}
+
+// A REST version maps back to the newest release at or below it.
+func TestReleaseOf(t *testing.T) {
+	doc, err := portalapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := restVersions(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		rest, version string
+		newer, older  bool
+	}{
+		{"8.1", "10.8", false, false},
+		{"10.1", "11.0", false, false},
+		{"10.2", "11.0", false, false}, // between 11.0 and 11.1
+		{"10.3", "11.1", false, false},
+		{"2023.2", "11.2", false, false},
+		{"2025.1", "11.5", false, false},
+		{"2025.2", "11.5", true, false},
+		{"2025.1.1", "11.5", true, false},
+		{"7.4", "10.8", false, true},
+	}
+	for _, c := range cases {
+		d, err := releaseOf(table, c.rest)
+		if err != nil || d.Version != c.version || d.Newer != c.newer || d.Older != c.older || d.RESTVersion != c.rest {
+			t.Errorf("releaseOf(%s) = %+v, %v; want release %s, newer %t, older %t", c.rest, d, err, c.version, c.newer, c.older)
+		}
+	}
+	for _, bad := range []string{"", "11", "2025.x", "v2025.1", "-1.0"} {
+		if _, err := releaseOf(table, bad); err == nil && bad != "11" {
+			t.Errorf("releaseOf(%q): no error", bad)
+		}
+	}
+	if d := (Detection{RESTVersion: "2025.1", Version: "11.5", Deployment: "enterprise"}); d.String() != "ArcGIS Enterprise 11.5 (REST 2025.1)" {
+		t.Errorf("String() = %q", d.String())
+	}
+}
+
+// Operations that answer HTML or a redirect are checked for a declared
+// status, media type and Location; the operations marked x-trailing-slash
+// are found with and without it, the others only as written; a path
+// routed beside the REST root is found there.
+func TestValidatorPages(t *testing.T) {
+	type answer struct {
+		status   int
+		ctype    string
+		location string
+	}
+	answers := map[string]answer{
+		"/portal/sharing/rest/oauth2/authorize":   {200, "text/html; charset=utf-8", ""},
+		"/portal/sharing/rest/oauth2/approval":    {400, "text/html", ""},
+		"/portal/sharing/oauth2/signin":           {302, "", "https://app.example.org/#access_token=x"},
+		"/portal/sharing/rest":                    {200, "application/json", ""},
+		"/portal/sharing/rest/oauth2/token/":      {200, "application/json", ""},
+		"/portal/sharing/rest/portals/self/":      {200, "application/json", ""},
+		"/portal/sharing/rest/oauth2/revokeToken": {200, "application/json", ""},
+	}
+	var next answer // overrides answers when status is set
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := answers[r.URL.Path]
+		if next.status != 0 {
+			a = next
+		}
+		if a.ctype != "" {
+			w.Header().Set("Content-Type", a.ctype)
+		}
+		if a.location != "" {
+			w.Header().Set("Location", a.location)
+		}
+		w.WriteHeader(a.status)
+		switch {
+		case strings.HasPrefix(a.ctype, "application/json") && strings.Contains(r.URL.Path, "token"):
+			io.WriteString(w, `{"access_token":"t","expires_in":60}`)
+		case strings.HasPrefix(a.ctype, "application/json") && strings.HasSuffix(r.URL.Path, "revokeToken"):
+			io.WriteString(w, `{"success":true}`)
+		case strings.HasPrefix(a.ctype, "application/json"):
+			io.WriteString(w, `{"currentVersion":"2025.1"}`)
+		case a.ctype != "":
+			io.WriteString(w, "<!DOCTYPE html><title>x</title>")
+		}
+	}))
+	defer srv.Close()
+	doc, err := portalapi.LoadFor(srv.URL + "/portal/sharing/rest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newValidator(doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: v, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	send := func(method, path string, a answer) []string {
+		t.Helper()
+		next = a
+		rec := &errorsOf{}
+		req, _ := http.NewRequestWithContext(withTB(context.Background(), rec), method, srv.URL+path, nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return rec.errs
+	}
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/portal/sharing/rest/oauth2/authorize?client_id=a&response_type=code&redirect_uri=x"},
+		{"GET", "/portal/sharing/rest/oauth2/approval?code=c"},
+		{"POST", "/portal/sharing/oauth2/signin"},
+		{"GET", "/portal/sharing/rest?f=json"},
+		{"POST", "/portal/sharing/rest/oauth2/token/"},
+		{"POST", "/portal/sharing/rest/oauth2/revokeToken"},
+	} {
+		if errs := send(c.method, c.path, answer{}); len(errs) != 0 {
+			t.Errorf("%s %s, a good answer: reported %q", c.method, c.path, errs)
+		}
+	}
+	cases := []struct {
+		method, path string
+		a            answer
+		want         string
+	}{
+		{"GET", "/portal/sharing/rest/oauth2/authorize", answer{500, "text/html", ""}, "oauthAuthorize (GET /portal/sharing/rest/oauth2/authorize) answered HTTP 500, which the contract does not declare"},
+		{"GET", "/portal/sharing/rest/oauth2/authorize", answer{200, "application/json", ""}, `with Content-Type "application/json"; the contract declares text/html`},
+		{"POST", "/portal/sharing/oauth2/signin", answer{302, "", ""}, "oauthSignIn (POST /portal/sharing/oauth2/signin) answered HTTP 302 without a Location header"},
+		{"GET", "/portal/sharing/rest/oauth2/authorize", answer{404, "application/json", ""}, "answered HTTP 404, which the contract does not declare"},
+		{"POST", "/portal/sharing/rest/oauth2/signin", answer{302, "", "x"}, "the suite sent a request the contract has no operation for"},
+		{"GET", "/portal/sharing/rest/portals/self/", answer{}, "the suite sent a request the contract has no operation for"},
+	}
+	for _, c := range cases {
+		if errs := send(c.method, c.path, c.a); len(errs) != 1 || !strings.Contains(errs[0], c.want) {
+			t.Errorf("%s %s answering %+v: reported %q, want one problem holding %q", c.method, c.path, c.a, errs, c.want)
+		}
+	}
+}

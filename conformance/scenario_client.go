@@ -316,29 +316,13 @@ func (s *suite) clientScenarios(t TB) {
 	t.Run("settings", s.clientSettings)
 	t.Run("memberCategories", s.clientCategories)
 	t.Run("generateToken", s.clientToken)
+	t.Run("discovery", s.clientDiscovery)
+	t.Run("oauth", s.clientOAuth)
 }
 
 func (s *suite) clientContent(t TB) {
-	f := s.newFixtures(t)
-	var projects, archive, roads, parcels, hydrants string
-	for _, fo := range s.fix.folders {
-		switch fo.Title {
-		case "Projects":
-			projects = f.folders[fo.ID]
-		case "Archive":
-			archive = f.folders[fo.ID]
-		}
-	}
-	for _, it := range s.fix.items {
-		switch it.Title {
-		case "Roads":
-			roads = f.items[it.ID]
-		case "Parcels":
-			parcels = f.items[it.ID]
-		case "Hydrants":
-			hydrants = f.items[it.ID]
-		}
-	}
+	w := s.world(t)
+	f, projects, archive, roads, parcels, hydrants := w.f, w.projects, w.archive, w.roads, w.parcels, w.hydrants
 	var created string // a folder created through the client
 
 	t.Run("createFolder", func(t TB) {
@@ -434,6 +418,24 @@ func (s *suite) clientContent(t TB) {
 		if !errors.Is(err, client.ErrTokenRequired) {
 			t.Errorf("moveItems without a token: the client's error %v is not client.ErrTokenRequired", err)
 		}
+	})
+	t.Run("moveItem", func(t TB) {
+		cc := s.client(t, s.ownerToken())
+		noErr(t, "moveItem", cc.c.MoveItem(cc.ctx, s.owner, parcels, archive))
+		if body := cc.raw(t, "moveItem"); body["success"] != true || body["folder"] != archive {
+			t.Errorf("moveItem: the client reported success, the body says %s", jsonText(body))
+		}
+		noErr(t, "moveItem to the root", cc.c.MoveItem(cc.ctx, s.owner, parcels, ""))
+		if body := cc.raw(t, "moveItem"); body["success"] != true || body["folder"] != "/" {
+			t.Errorf("moveItem to the root: the client reported success, the body says %s", jsonText(body))
+		}
+		err := cc.c.MoveItem(cc.ctx, s.owner, unknownItemID, "")
+		sameError(t, "moveItem of an unknown item", err, cc.raw(t, "moveItem"))
+		if !errors.Is(err, client.ErrNotFound) {
+			t.Errorf("moveItem of an unknown item: the client's error %v is not client.ErrNotFound", err)
+		}
+		err = cc.c.MoveItem(cc.ctx, s.owner, parcels, "")
+		sameError(t, "moveItem to where the item is", err, cc.raw(t, "moveItem"))
 	})
 	t.Run("deleteItems", func(t TB) {
 		cc := s.client(t, s.ownerToken())
@@ -589,8 +591,8 @@ func (s *suite) clientCategories(t TB) {
 
 func (s *suite) clientToken(t TB) {
 	cc := s.client(t, "")
-	user := s.owner
-	_, err := cc.c.GenerateToken(cc.ctx, user, "conformance-wrong-password-"+s.runID, time.Hour)
+	user, _ := s.wrongPasswordUser()
+	_, err := cc.c.GenerateToken(cc.ctx, user, s.wrongPassword(), time.Hour)
 	sameError(t, "generateToken with a wrong password", err, cc.raw(t, "generateToken"))
 
 	p := s.pairs["generateToken/issued"]
@@ -619,4 +621,102 @@ func (s *suite) clientToken(t TB) {
 	if m.Username != user {
 		t.Errorf("getMember with a token generated for %s read %s", user, m.Username)
 	}
+}
+
+func userOfClient(u *client.User) map[string]any {
+	if u == nil {
+		return nil
+	}
+	m := memberOfClient(u.Member)
+	m["id"], m["roleId"], m["privileges"], m["created"] = u.ID, u.RoleID, orEmpty(toAny(u.Privileges), []any{}), ms(u.Created)
+	return m
+}
+
+func userOfBody(v any) map[string]any {
+	b := asMap(v)
+	if b == nil {
+		return nil
+	}
+	m := memberOfBody(b)
+	m["id"], m["roleId"], m["privileges"], m["created"] = b["id"], orEmpty(b["roleId"], ""), orEmpty(b["privileges"], []any{}), b["created"]
+	return m
+}
+
+func (s *suite) clientDiscovery(t TB) {
+	t.Run("getRoot", func(t TB) {
+		cc := s.client(t, "")
+		v, err := cc.c.RESTVersion(cc.ctx)
+		noErr(t, "getRoot", err)
+		same(t, "getRoot", map[string]any{"currentVersion": v}, map[string]any{"currentVersion": cc.raw(t, "getRoot")["currentVersion"]})
+	})
+	t.Run("getInfo", func(t TB) {
+		cc := s.client(t, "")
+		info, err := cc.c.Info(cc.ctx)
+		noErr(t, "getInfo", err)
+		body := cc.raw(t, "getInfo")
+		same(t, "getInfo", map[string]any{"owningSystemUrl": info.OwningSystemURL, "tokenServicesUrl": info.TokenServicesURL},
+			map[string]any{"owningSystemUrl": body["owningSystemUrl"], "tokenServicesUrl": asMap(body["authInfo"])["tokenServicesUrl"]})
+	})
+	t.Run("getPortal", func(t TB) {
+		cc := s.client(t, s.ownerToken())
+		p, err := cc.c.Portal(cc.ctx, "self")
+		noErr(t, "getPortal", err)
+		body := cc.raw(t, "getPortal")
+		same(t, "getPortal",
+			map[string]any{"id": p.ID, "name": p.Name, "portalName": p.PortalName, "isPortal": p.IsPortal, "currentVersion": p.CurrentVersion,
+				"hasMemberCategorySchema": p.HasMemberCategorySchema, "user": userOfClient(p.User)},
+			map[string]any{"id": body["id"], "name": orEmpty(body["name"], ""), "portalName": body["portalName"], "isPortal": body["isPortal"],
+				"currentVersion": orEmpty(body["currentVersion"], ""), "hasMemberCategorySchema": orEmpty(body["hasMemberCategorySchema"], false),
+				"user": userOfBody(body["user"])})
+		_, err = cc.c.Portal(cc.ctx, "FFFFFFFFFFFFFFFF")
+		sameError(t, "getPortal of an unknown portal", err, cc.raw(t, "getPortal"))
+	})
+	t.Run("getSelf", func(t TB) {
+		cc := s.client(t, s.ownerToken())
+		u, err := cc.c.Self(cc.ctx)
+		noErr(t, "getSelf", err)
+		same(t, "getSelf", userOfClient(u), userOfBody(cc.raw(t, "getSelf")))
+		anon := s.client(t, "")
+		_, err = anon.c.Self(anon.ctx)
+		sameError(t, "getSelf without a token", err, anon.raw(t, "getSelf"))
+		if !errors.Is(err, client.ErrTokenRequired) {
+			t.Errorf("getSelf without a token: the client's error %v is not client.ErrTokenRequired", err)
+		}
+	})
+	t.Run("listRoles", func(t TB) {
+		cc := s.client(t, s.ownerToken())
+		p, err := cc.c.Roles(cc.ctx, "", client.Page{Num: 100})
+		noErr(t, "listRoles", err)
+		body := cc.raw(t, "listRoles")
+		roles := []any{}
+		for _, r := range p.Roles {
+			roles = append(roles, map[string]any{"id": r.ID, "name": r.Name, "description": r.Description})
+		}
+		same(t, "listRoles",
+			map[string]any{"total": float64(p.Total), "start": float64(p.Start), "num": float64(p.Num), "nextStart": float64(p.NextStart), "roles": roles},
+			map[string]any{"total": body["total"], "start": body["start"], "num": body["num"], "nextStart": body["nextStart"], "roles": orEmpty(body["roles"], []any{})})
+	})
+}
+
+func (s *suite) clientOAuth(t TB) {
+	t.Run("oauthToken", func(t TB) {
+		id, secret := s.needAppSecret(t)
+		cc := s.client(t, "")
+		tok, err := cc.c.AppToken(cc.ctx, id, secret, 2*time.Hour)
+		noErr(t, "oauthToken (client credentials)", err)
+		body := cc.raw(t, "oauthToken")
+		s.revokeLater(t, id, tok.Token)
+		same(t, "oauthToken", map[string]any{"access_token": tok.Token, "ssl": tok.SSL},
+			map[string]any{"access_token": body["access_token"], "ssl": orEmpty(body["ssl"], false)})
+		_, err = cc.c.AppToken(cc.ctx, id, "conformance-wrong-secret-"+s.runID, time.Hour)
+		sameError(t, "oauthToken with a wrong secret", err, cc.raw(t, "oauthToken"))
+	})
+	t.Run("oauthRevokeToken", func(t TB) {
+		id := s.needApp(t)
+		cc := s.client(t, "")
+		noErr(t, "oauthRevokeToken", cc.c.RevokeToken(cc.ctx, id, "conformance-never-issued-"+s.runID))
+		if body := cc.raw(t, "oauthRevokeToken"); body["success"] != true {
+			t.Errorf("oauthRevokeToken: the client reported success, the body says %s", jsonText(body))
+		}
+	})
 }

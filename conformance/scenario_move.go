@@ -1,6 +1,9 @@
 package conformance
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // itemResult is one entry of a moveItems or deleteItems answer.
 type itemResult struct {
@@ -138,43 +141,48 @@ func deref(p *string) string {
 	return *p
 }
 
+// world is one fresh copy of the fixtures, with the ids of those the
+// scenarios name.
+type world struct {
+	f                        *fixtures
+	projects, archive        string // folders
+	roads, parcels, hydrants string // Roads and Hydrants at the root, Parcels in Projects
+	unknown                  string // no item
+}
+
+// world creates a fresh copy of the fixtures for t.
+func (s *suite) world(t TB) world {
+	t.Helper()
+	f := s.newFixtures(t)
+	w := world{f: f, unknown: unknownItemID}
+	for _, fo := range s.fix.folders {
+		switch fo.Title {
+		case "Projects":
+			w.projects = f.folders[fo.ID]
+		case "Archive":
+			w.archive = f.folders[fo.ID]
+		}
+	}
+	for _, it := range s.fix.items {
+		switch it.Title {
+		case "Roads":
+			w.roads = f.items[it.ID]
+		case "Parcels":
+			w.parcels = f.items[it.ID]
+		case "Hydrants":
+			w.hydrants = f.items[it.ID]
+		}
+	}
+	if w.projects == "" || w.archive == "" || w.roads == "" || w.parcels == "" || w.hydrants == "" {
+		t.Fatalf("x-example-fixtures lack the folders Projects, Archive or the items Roads, Parcels, Hydrants")
+	}
+	return w
+}
+
 // moveScenarios checks the rules of moveItems on fixtures of their own.
 func (s *suite) moveScenarios(t TB) {
-	// Fixture ids, by the fixtures' names.
-	type world struct {
-		f                                 *fixtures
-		projects, archive                 string
-		roads, parcels, hydrants, unknown string
-	}
-	setUp := func(t TB) world {
-		f := s.newFixtures(t)
-		w := world{f: f, unknown: unknownItemID}
-		for _, fo := range s.fix.folders {
-			switch fo.Title {
-			case "Projects":
-				w.projects = f.folders[fo.ID]
-			case "Archive":
-				w.archive = f.folders[fo.ID]
-			}
-		}
-		for _, it := range s.fix.items {
-			switch it.Title {
-			case "Roads":
-				w.roads = f.items[it.ID]
-			case "Parcels":
-				w.parcels = f.items[it.ID]
-			case "Hydrants":
-				w.hydrants = f.items[it.ID]
-			}
-		}
-		if w.projects == "" || w.archive == "" || w.roads == "" || w.parcels == "" || w.hydrants == "" {
-			t.Fatalf("x-example-fixtures lack the folders Projects, Archive or the items Roads, Parcels, Hydrants")
-		}
-		return w
-	}
-
 	t.Run("resultsInRequestOrder", func(t TB) {
-		w := setUp(t)
+		w := s.world(t)
 		rs := s.moveResults(t, []string{w.hydrants, w.roads}, w.archive)
 		wantMoved(t, rs[0])
 		wantMoved(t, rs[1])
@@ -184,7 +192,7 @@ func (s *suite) moveScenarios(t TB) {
 		wantAlreadyThere(t, rs[2])
 	})
 	t.Run("mixedSuccessAndFailure", func(t TB) {
-		w := setUp(t)
+		w := s.world(t)
 		rs := s.moveResults(t, []string{w.roads, w.parcels, w.unknown, w.hydrants}, w.projects)
 		wantMoved(t, rs[0])
 		wantAlreadyThere(t, rs[1])
@@ -197,14 +205,14 @@ func (s *suite) moveScenarios(t TB) {
 		}
 	})
 	t.Run("alreadyInFolder", func(t TB) {
-		w := setUp(t)
+		w := s.world(t)
 		rs := s.moveResults(t, []string{w.parcels}, w.projects)
 		wantAlreadyThere(t, rs[0])
 		rs = s.moveResults(t, []string{w.roads}, "/")
 		wantAlreadyThere(t, rs[0])
 	})
 	t.Run("unknownItem", func(t TB) {
-		w := setUp(t)
+		w := s.world(t)
 		rs := s.moveResults(t, []string{w.unknown}, w.archive)
 		wantNotFound(t, rs[0])
 	})
@@ -212,7 +220,7 @@ func (s *suite) moveScenarios(t TB) {
 		if s.adminUser == "" || s.adminUser == s.owner {
 			s.notRun(t, "needs a content owner other than the administrator, whose user name is known (Target.MemberToken, Target.Username)")
 		}
-		w := setUp(t)
+		w := s.world(t)
 		other := s.emptyFixtures(t, s.adminUser, s.adminToken)
 		foreign := s.addItem(t, other, s.uniqueTitle("Foreign"), "CSV", "")
 		rs := s.moveResults(t, []string{foreign, w.roads}, w.archive)
@@ -224,7 +232,7 @@ func (s *suite) moveScenarios(t TB) {
 		}
 	})
 	t.Run("unknownFolderMovesNothing", func(t TB) {
-		w := setUp(t)
+		w := s.world(t)
 		a := s.move(t, s.ownerToken(), s.owner, []string{w.roads, w.hydrants}, unknownFolderID)
 		if a.err == nil || a.err.Code != 400 {
 			t.Errorf("moveItems to an unknown folder: want the error envelope with code 400 for the whole request, got %s", clip(a.raw, 300))
@@ -238,7 +246,7 @@ func (s *suite) moveScenarios(t TB) {
 		}
 	})
 	t.Run("slashIsRoot", func(t TB) {
-		w := setUp(t)
+		w := s.world(t)
 		rs := s.moveResults(t, []string{w.parcels}, "/")
 		wantMoved(t, rs[0])
 		if got := s.folderOf(t, w.f, w.parcels); got != "" {
@@ -246,7 +254,7 @@ func (s *suite) moveScenarios(t TB) {
 		}
 	})
 	t.Run("itemChangesFolder", func(t TB) {
-		w := setUp(t)
+		w := s.world(t)
 		rs := s.moveResults(t, []string{w.roads}, w.archive)
 		wantMoved(t, rs[0])
 		if got := s.folderOf(t, w.f, w.roads); got != w.archive {
@@ -259,7 +267,7 @@ func (s *suite) moveScenarios(t TB) {
 		}
 	})
 	t.Run("repeatedIdOncePerOccurrence", func(t TB) {
-		w := setUp(t)
+		w := s.world(t)
 		rs := s.moveResults(t, []string{w.roads, w.roads, w.unknown, w.unknown}, w.archive)
 		wantMoved(t, rs[0])
 		// Each occurrence is judged on its own, in order: the second finds
@@ -272,7 +280,7 @@ func (s *suite) moveScenarios(t TB) {
 		}
 	})
 	t.Run("spacesAndEmptyEntries", func(t TB) {
-		w := setUp(t)
+		w := s.world(t)
 		a := s.call(t, "moveItems", s.ownerToken(), map[string]any{"userName": s.owner},
 			map[string]any{"items": fmt.Sprintf(" %s , ,%s ", w.roads, w.hydrants), "folder": w.archive, "f": "json"})
 		var out struct {
@@ -282,5 +290,109 @@ func (s *suite) moveScenarios(t TB) {
 			t.Errorf("items %q: want two results, for %s then %s (spaces trimmed, empty entries ignored), got %s",
 				fmt.Sprintf(" %s , ,%s ", w.roads, w.hydrants), w.roads, w.hydrants, clip(a.raw, 400))
 		}
+	})
+}
+
+// moveOne moves item with moveItem, or with moveItemFromFolder naming
+// from as its folder when from is not "", as token.
+func (s *suite) moveOne(t TB, token, user, from, item, folder string) *answer {
+	t.Helper()
+	params := map[string]any{"userName": user, "itemId": item}
+	op := "moveItem"
+	if from != "" {
+		op, params["folderId"] = "moveItemFromFolder", from
+	}
+	return s.call(t, op, token, params, map[string]any{"folder": folder, "f": "json"})
+}
+
+// wantMovedTo checks a is the per-item move's success for item of user,
+// naming the destination (/ for the root), and that the content reads put
+// the item there.
+func (s *suite) wantMovedTo(t TB, what string, a *answer, f *fixtures, item, folder string) {
+	t.Helper()
+	if a.err != nil {
+		t.Errorf("%s: want success, got error %s", what, a.err)
+		return
+	}
+	named := folder
+	if named == "" {
+		named = "/"
+	}
+	want := map[string]any{"success": true, "itemId": item, "owner": f.owner, "folder": named}
+	if d := diff(want, a.body); len(d) > 0 {
+		t.Errorf("%s: the answer differs from the documented one:\n  - %s", what, strings.Join(d, "\n  - "))
+	}
+	if got := s.folderOf(t, f, item); got != folder {
+		t.Errorf("%s: the content reads put %s in %q, want %q", what, item, got, folder)
+	}
+}
+
+// wantMoveError checks a is the per-item move's error with code,
+// messageCode ("" for none) and message (when not "").
+func (s *suite) wantMoveError(t TB, what string, a *answer, code int, messageCode, message string) {
+	t.Helper()
+	switch {
+	case a.err == nil:
+		t.Errorf("%s: answered %s; want the error envelope with code %d", what, clip(a.raw, 300), code)
+	case a.err.Code != code || a.err.MessageCode != messageCode || (message != "" && a.err.Message != message):
+		t.Errorf("%s: got error %s; want code %d %s %q", what, a.err, code, messageCode, message)
+	}
+}
+
+// moveItemScenarios checks the per-item move both official clients use,
+// moveItem and moveItemFromFolder, on fixtures of their own: the rules of
+// moveItems for one item, read back through getItem and the content reads.
+func (s *suite) moveItemScenarios(t TB) {
+	owner := s.ownerToken()
+
+	t.Run("toFolder", func(t TB) {
+		w := s.world(t)
+		s.wantMovedTo(t, "moveItem of Roads into Archive", s.moveOne(t, owner, s.owner, "", w.roads, w.archive), w.f, w.roads, w.archive)
+		// An item in a folder moves through the same address (ArcGIS REST
+		// JS never names the item's folder).
+		s.wantMovedTo(t, "moveItem of Roads on to Projects", s.moveOne(t, owner, s.owner, "", w.roads, w.projects), w.f, w.roads, w.projects)
+	})
+	t.Run("toRoot", func(t TB) {
+		w := s.world(t)
+		s.wantMovedTo(t, `moveItem of Parcels to "/"`, s.moveOne(t, owner, s.owner, "", w.parcels, "/"), w.f, w.parcels, "")
+	})
+	t.Run("fromFolder", func(t TB) {
+		w := s.world(t)
+		s.wantMovedTo(t, "moveItemFromFolder of Parcels from Projects into Archive",
+			s.moveOne(t, owner, s.owner, w.projects, w.parcels, w.archive), w.f, w.parcels, w.archive)
+		s.wantMovedTo(t, `moveItemFromFolder of Parcels from Archive to "/"`,
+			s.moveOne(t, owner, s.owner, w.archive, w.parcels, "/"), w.f, w.parcels, "")
+	})
+	t.Run("alreadyThere", func(t TB) {
+		w := s.world(t)
+		s.wantMoveError(t, "moveItem of Parcels into Projects, where it is", s.moveOne(t, owner, s.owner, "", w.parcels, w.projects), 500, "", msgAlreadyThere)
+		s.wantMoveError(t, `moveItem of Roads to "/", where it is`, s.moveOne(t, owner, s.owner, "", w.roads, "/"), 500, "", msgAlreadyThere)
+		s.wantMoveError(t, "moveItemFromFolder of Parcels into Projects, where it is",
+			s.moveOne(t, owner, s.owner, w.projects, w.parcels, w.projects), 500, "", msgAlreadyThere)
+		for item, folder := range map[string]string{w.roads: "", w.parcels: w.projects} {
+			if got := s.folderOf(t, w.f, item); got != folder {
+				t.Errorf("a refused move moved %s to %q", item, got)
+			}
+		}
+	})
+	t.Run("unknownItem", func(t TB) {
+		w := s.world(t)
+		s.wantMoveError(t, "moveItem of an id that is no item", s.moveOne(t, owner, s.owner, "", unknownItemID, w.archive), 400, "CONT_0001", msgItemNotFound)
+		s.wantMoveError(t, "moveItemFromFolder of an id that is no item", s.moveOne(t, owner, s.owner, w.projects, unknownItemID, "/"), 400, "CONT_0001", msgItemNotFound)
+	})
+	t.Run("unknownFolder", func(t TB) {
+		w := s.world(t)
+		s.wantMoveError(t, "moveItem to a folder that is none of the user's", s.moveOne(t, owner, s.owner, "", w.roads, unknownFolderID), 400, "", "")
+		if got := s.folderOf(t, w.f, w.roads); got != "" {
+			t.Errorf("a move to an unknown folder moved Roads to %q", got)
+		}
+	})
+	t.Run("byAdministrator", func(t TB) {
+		if s.adminUser == "" || s.adminUser == s.owner {
+			s.notRun(t, "needs a content owner other than the administrator (Target.MemberToken)")
+		}
+		w := s.world(t)
+		s.wantMovedTo(t, "moveItem of the owner's Roads into Archive by the administrator",
+			s.moveOne(t, s.adminToken, s.owner, "", w.roads, w.archive), w.f, w.roads, w.archive)
 	})
 }

@@ -46,12 +46,27 @@ type Target struct {
 	// Its transport is wrapped, never modified.
 	HTTPClient *http.Client
 	// Version, such as 11.1, and Deployment, enterprise (self-hosted) or
-	// online (hosted), describe the target. When given, example pairs whose
-	// request example names a later x-introduced-in, or x-deployments
-	// without this deployment, are not run, by name. Empty: every pair runs.
+	// online (hosted), describe the target: example pairs whose request
+	// example names a later x-introduced-in, or x-deployments without this
+	// deployment, are not run, by name. Empty, they are detected (Detect):
+	// the release whose REST version (x-rest-versions) the target's
+	// currentVersion is, and its portals/self's isPortal.
 	Version    string
 	Deployment string
+	// ClientID and ClientSecret, optional, are the credentials of an
+	// application registered in the organization (OAuth 2.0), for the
+	// sign-in flows and examples that need one; RedirectURI is one of its
+	// redirect URIs (default http://127.0.0.1/callback, a loopback address
+	// the suite never opens: it reads the redirects, it does not follow
+	// them). On the emulator's demo organization the examples' own
+	// application (demo-app) is used.
+	ClientID     string
+	ClientSecret string
+	RedirectURI  string
 }
+
+// defaultRedirectURI is Target.RedirectURI when not given.
+const defaultRedirectURI = "http://127.0.0.1/callback"
 
 // Run runs the suite against target as subtests of t.
 func Run(t *testing.T, target Target) {
@@ -72,10 +87,14 @@ func RunTB(t TB, target Target) {
 		return
 	}
 	t.Run("examples", s.examples)
+	t.Run("discovery", s.discoveryScenarios)
 	t.Run("memberCategorySchema", s.schemaScenarios)
 	t.Run("moveItems", s.moveScenarios)
+	t.Run("moveItem", s.moveItemScenarios)
 	t.Run("settings", s.settingsScenarios)
 	t.Run("auth", s.authScenarios)
+	t.Run("signIn", s.signInScenarios)
+	t.Run("wrongCredentials", s.wrongCredentialScenarios)
 	t.Run("client", s.clientScenarios)
 	if len(s.skipped) > 0 {
 		t.Logf("%d checks not run, for what the target lacks:\n  %s", len(s.skipped), strings.Join(s.skipped, "\n  "))
@@ -106,6 +125,13 @@ type suite struct {
 	runID  string
 	serial int
 
+	table    []release  // x-rest-versions
+	detected *Detection // what the target said it is, when not given
+	root     string     // the portal's address: the REST root without /sharing/rest
+	// pages sends what a browser would, reading redirects without
+	// following them.
+	pages *http.Client
+
 	adminToken  string
 	memberToken string // "" when the target gave none
 	memberAdmin bool   // the member token belongs to an administrator
@@ -115,7 +141,8 @@ type suite struct {
 	profile     map[string]any // the owner's fullName and role, as read at start
 
 	mu            sync.Mutex
-	skipped       []string // "name: reason" of the checks not run
+	skipped       []string        // "name: reason" of the checks not run
+	wrongSent     map[string]bool // user names sent a wrong password in this run
 	settingsDirty bool
 	schemaDirty   bool
 }
@@ -168,6 +195,13 @@ func newSuite(t TB, target Target) (*suite, error) {
 	if err := s.loadOperations(); err != nil {
 		return nil, err
 	}
+	if s.table, err = restVersions(doc); err != nil {
+		return nil, err
+	}
+	s.root = strings.TrimSuffix(base, restRoot)
+	pages := *hc
+	pages.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	s.pages = &pages
 	if s.fix, err = loadFixtures(doc); err != nil {
 		return nil, err
 	}
@@ -180,8 +214,12 @@ func (s *suite) loadOperations() error {
 	s.pairs = map[string]*pair{}
 	for _, path := range s.doc.Paths.InMatchingOrder() {
 		item := s.doc.Paths.Value(path)
+		base, err := besideRoot(s.base, item)
+		if err != nil {
+			return err
+		}
 		for method, op := range item.Operations() {
-			o := &operation{id: op.OperationID, method: method, path: path, op: op}
+			o := &operation{id: op.OperationID, method: method, path: path, base: base, op: op}
 			if op.RequestBody != nil && op.RequestBody.Value != nil {
 				o.form = op.RequestBody.Value.Content.Get("application/x-www-form-urlencoded")
 			}
@@ -202,7 +240,9 @@ func (s *suite) loadOperations() error {
 	}
 	for _, need := range []string{"updateSettings", "getSettings", "assignMemberCategorySchema", "getMemberCategorySchema",
 		"deleteMemberCategorySchema", "moveItems", "getUserContent", "getFolderContent", "getItem", "createFolder",
-		"addItem", "addItemToFolder", "deleteItems", "deleteFolder", "generateToken", "getMember", "updateMember", "listMembers"} {
+		"addItem", "addItemToFolder", "deleteItems", "deleteFolder", "generateToken", "getMember", "updateMember", "listMembers",
+		"getRoot", "getInfo", "getPortal", "getSelf", "listRoles", "moveItem", "moveItemFromFolder",
+		"oauthAuthorize", "oauthSignIn", "oauthApproval", "oauthToken", "oauthRevokeToken"} {
 		if s.ops[need] == nil {
 			return fmt.Errorf("the contract has no operation %s", need)
 		}
@@ -238,6 +278,22 @@ func (s *suite) setUp(t TB) bool {
 		if s.adminToken == "" {
 			t.Fatalf("generateToken for %s: no token in %s", tg.Username, clip(a.raw, 200))
 		}
+	}
+
+	if tg.Version == "" || tg.Deployment == "" {
+		d, err := detect(s.ctx(t), s.http, s.base, s.adminToken, s.table)
+		if err != nil {
+			t.Fatalf("cannot tell which release and deployment the target is (give Target.Version and Target.Deployment): %v", err)
+		}
+		s.detected = &d
+		if tg.Version == "" {
+			s.target.Version = d.Version
+		}
+		if tg.Deployment == "" {
+			s.target.Deployment = d.Deployment
+		}
+		t.Logf("target: %s, detected; checked as release %s, deployment %s (Target.Version and Target.Deployment, when given, win)",
+			d, s.target.Version, s.target.Deployment)
 	}
 
 	s.portalID = tg.PortalID

@@ -85,7 +85,11 @@ type statusKey struct {
 }
 
 func newValidator(doc *openapi3.T, next http.RoundTripper) (*validator, error) {
-	router, err := gorillamux.NewRouter(doc)
+	rdoc, err := routerDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	router, err := gorillamux.NewRouter(rdoc)
 	if err != nil {
 		return nil, fmt.Errorf("router for the contract: %w", err)
 	}
@@ -107,7 +111,7 @@ func (v *validator) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 
-	route, params, rerr := v.router.FindRoute(req)
+	route, params, rerr := findRoute(v.router, req)
 	ex := exchange{Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Body: body}
 	if route != nil {
 		ex.OperationID = route.Operation.OperationID
@@ -140,10 +144,116 @@ func (v *validator) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// restRoot is how the REST root's address ends: the contract's servers put
+// it at {scheme}://{host}[/{context}]/sharing/rest, and a path with servers
+// of its own (the sign-in the sign-in page posts) beside it.
+const restRoot = "/sharing/rest"
+
+// besideRoot returns the base address of the operations of item, for a
+// portal whose REST root is base: base itself, or for a path with servers of
+// its own, base with /sharing/rest replaced by what those servers put after
+// {scheme}://{host} (their first, the one without a context).
+func besideRoot(base string, item *openapi3.PathItem) (string, error) {
+	if len(item.Servers) == 0 {
+		return base, nil
+	}
+	at, ok := strings.CutPrefix(item.Servers[0].URL, "{scheme}://{host}")
+	root, isREST := strings.CutSuffix(base, restRoot)
+	if !ok || !isREST {
+		return "", fmt.Errorf("the contract routes a path at %s, and the target's REST root %s does not end in %s", item.Servers[0].URL, base, restRoot)
+	}
+	return root + at, nil
+}
+
+// routerDoc returns doc for the router: every path with the server its
+// requests go to, on the target's address (doc's one server). kin-openapi's
+// router keeps a path's own servers for the paths after it, so every path
+// states its own.
+func routerDoc(doc *openapi3.T) (*openapi3.T, error) {
+	if len(doc.Servers) != 1 {
+		return nil, fmt.Errorf("the contract for the validator has %d servers, want the target's only", len(doc.Servers))
+	}
+	base := doc.Servers[0].URL
+	out := *doc
+	out.Paths = openapi3.NewPaths()
+	for path, item := range doc.Paths.Map() {
+		at, err := besideRoot(base, item)
+		if err != nil {
+			return nil, err
+		}
+		c := *item
+		c.Servers = openapi3.Servers{{URL: at}}
+		out.Paths.Set(path, &c)
+	}
+	return &out, nil
+}
+
+// findRoute is the router's FindRoute, which also finds an operation
+// marked x-trailing-slash at its path with the trailing slash toggled
+// (sharing/rest and sharing/rest/, oauth2/token/).
+func findRoute(router routers.Router, req *http.Request) (*routers.Route, map[string]string, error) {
+	route, params, err := router.FindRoute(req)
+	if err == nil || !errors.Is(err, routers.ErrPathNotFound) {
+		return route, params, err
+	}
+	alt := req.Clone(req.Context())
+	u := *req.URL
+	if p, ok := strings.CutSuffix(u.Path, "/"); ok {
+		u.Path = p
+	} else {
+		u.Path += "/"
+	}
+	u.RawPath = ""
+	alt.URL = &u
+	r, ps, altErr := router.FindRoute(alt)
+	if altErr != nil || r.Operation == nil {
+		return route, params, err
+	}
+	if slashed, _ := r.Operation.Extensions["x-trailing-slash"].(bool); !slashed {
+		return route, params, err
+	}
+	return r, ps, nil
+}
+
+// jsonAnswered reports whether the operation's HTTP 200 answer is JSON;
+// the OAuth pages answer HTML and redirects instead.
+func jsonAnswered(op *openapi3.Operation) bool {
+	r := op.Responses.Status(http.StatusOK)
+	return r != nil && r.Value != nil && r.Value.Content.Get("application/json") != nil
+}
+
+// checkPage checks an answer of an operation that answers HTML or a
+// redirect: its status is one the operation declares (other than the
+// transport failures, 404 and 413, which are JSON), an answer with content
+// has a declared media type, and a redirect says where to.
+func checkPage(req *http.Request, resp *http.Response, route *routers.Route) string {
+	op := route.Operation
+	at := fmt.Sprintf("%s (%s %s)", op.OperationID, req.Method, req.URL.Path)
+	declared := op.Responses.Status(resp.StatusCode)
+	if declared == nil || declared.Value == nil || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusRequestEntityTooLarge {
+		return fmt.Sprintf("%s answered HTTP %d, which the contract does not declare for it", at, resp.StatusCode)
+	}
+	if len(declared.Value.Content) > 0 {
+		mt, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+		if declared.Value.Content.Get(mt) == nil {
+			return fmt.Sprintf("%s answered HTTP %d with Content-Type %q; the contract declares %s", at, resp.StatusCode,
+				resp.Header.Get("Content-Type"), strings.Join(slices.Sorted(maps.Keys(declared.Value.Content)), ", "))
+		}
+	}
+	if _, ok := declared.Value.Headers["Location"]; ok && resp.Header.Get("Location") == "" {
+		return fmt.Sprintf("%s answered HTTP %d without a Location header", at, resp.StatusCode)
+	}
+	return ""
+}
+
 // checkResponse returns a description of how the answer breaks the
 // contract, or "".
 func checkResponse(req *http.Request, resp *http.Response, body []byte, route *routers.Route, params map[string]string) string {
 	op := route.Operation.OperationID
+	if !jsonAnswered(route.Operation) {
+		return checkPage(req, resp, route)
+	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{
 			Request:    req,

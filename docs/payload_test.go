@@ -281,7 +281,13 @@ func (r *portalReplay) replay(t *testing.T, key string, depth int) {
 		r.replay(t, fmt.Sprint(setup), depth+1)
 	}
 
-	target := r.p.URL + r.path(t, o, name)
+	base := r.p.URL
+	if item := r.doc.Paths.Value(o.path); item != nil && len(item.Servers) > 0 {
+		// A path beside the REST root (the sign-in page's form target).
+		at, _ := strings.CutPrefix(item.Servers[0].URL, "{scheme}://{host}")
+		base = r.p.Root + at
+	}
+	target := base + r.path(t, o, name)
 	req, err := http.NewRequest(o.method, target, strings.NewReader(s.Text))
 	if err != nil {
 		t.Fatal(err)
@@ -296,9 +302,26 @@ func (r *portalReplay) replay(t *testing.T, key string, depth int) {
 	default:
 		t.Fatalf("%s: x-caller %q", key, caller)
 	}
+	json200 := o.op.Responses.Value("200").Value.Content.Get("application/json")
+	if json200 == nil {
+		// A page's form (the sign-in): taken when it signs in, that is
+		// when it redirects with a code or a token, not when it answers a
+		// page again.
+		hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusFound || !strings.Contains(loc, "code=") && !strings.Contains(loc, "access_token=") {
+			t.Errorf("%s: sent as shown\n%s\nit answered HTTP %d, Location %q, not a sign-in:\n%.500s", key, s.Text, resp.StatusCode, loc, page)
+		}
+		return
+	}
 	raw, got := send(t, req)
 
-	resp := o.op.Responses.Value("200").Value.Content.Get("application/json").Examples[name]
+	resp := json200.Examples[name]
 	if resp == nil {
 		t.Fatalf("%s: no response example of that name", key)
 	}

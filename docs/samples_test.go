@@ -181,8 +181,9 @@ func TestGoSamples(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	var b strings.Builder
-	b.WriteString("package main\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\t\"log\"\n\t\"os\"\n\t\"time\"\n\n\t\"github.com/orgportal/portal-api/client\"\n\t\"github.com/orgportal/portal-api/gen/emulatorapi\"\n)\n\n")
-	b.WriteString("var _, _, _ = fmt.Sprint, time.Second, context.Background\nvar _, _ = client.New, emulatorapi.NewClient\n\n")
+	b.WriteString("package main\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\t\"io\"\n\t\"log\"\n\t\"net/http\"\n\t\"net/url\"\n\t\"os\"\n\t\"regexp\"\n\t\"strings\"\n\t\"time\"\n\n\t\"github.com/orgportal/portal-api/client\"\n\t\"github.com/orgportal/portal-api/gen/emulatorapi\"\n)\n\n")
+	b.WriteString("var _, _, _ = fmt.Sprint, time.Second, context.Background\nvar _, _ = client.New, emulatorapi.NewClient\n")
+	b.WriteString("var _, _, _, _, _ = io.ReadAll, http.Get, url.Parse, regexp.MustCompile, strings.Contains\n\n")
 	b.WriteString("var samples = map[string]func(){\n")
 	ops := sortedKeys(samples)
 	for _, op := range ops {

@@ -148,9 +148,13 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 }
 
 func (s *Server) newAPI() (*api.API, error) {
+	var defaultOrg string
+	if len(s.seed.Organizations) > 0 {
+		defaultOrg = s.seed.Organizations[0].ID
+	}
 	return api.New(api.Config{
 		Store: s.store, Context: s.opts.Context, Version: s.opts.Version, Deployment: s.opts.Deployment,
-		Logger: s.opts.Logger, Now: s.clock.now, Hooks: s.hooks(),
+		Logger: s.opts.Logger, Now: s.clock.now, Hooks: s.hooks(), DefaultOrganization: defaultOrg,
 	})
 }
 

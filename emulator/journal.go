@@ -37,9 +37,10 @@ type Request struct {
 	Path      string `json:"path"`
 	// Params are the call's parameters as decoded (JSON documents as JSON,
 	// id lists as arrays), path parameters included; the token stands as
-	// the user name it belongs to, a password as "(redacted)", a value over
-	// 64 KiB as "(not kept: N bytes)". Of an unmatched call, only the
-	// names are kept, and the values of f, grant_type and response_type.
+	// the user name it belongs to, a parameter the contract marks secret
+	// (format: password) as "(redacted)", a value over 64 KiB as "(not
+	// kept: N bytes)". Of an unmatched call, only the names are kept, and
+	// the values of f, grant_type and response_type.
 	Params map[string]any `json:"params"`
 	// Caller is the user name of the token, empty when anonymous or when
 	// the token was refused.
@@ -52,7 +53,7 @@ type Request struct {
 // RequestAnswer is how a call was answered.
 type RequestAnswer struct {
 	Status      int    `json:"status"`         // the HTTP status
-	Success     bool   `json:"success"`        // no error envelope
+	Success     bool   `json:"success"`        // no error envelope or page, not dropped
 	Code        int    `json:"code,omitempty"` // the error envelope's code
 	MessageCode string `json:"messageCode,omitempty"`
 	FailedItems int    `json:"failedItems,omitempty"` // moveItems, deleteItems: results that failed
@@ -178,7 +179,8 @@ func appendRequest(b []byte, op string, c *api.Call, a *api.Answer) []byte {
 	b = append(b, `,"answer":{"status":`...)
 	b = strconv.AppendInt(b, int64(a.Status), 10)
 	b = append(b, `,"success":`...)
-	b = strconv.AppendBool(b, a.Code == 0 && !a.Dropped && a.Status < 300)
+	// A redirect with no error is a success: the sign-in's answer.
+	b = strconv.AppendBool(b, a.Code == 0 && !a.Dropped && a.Status < 400)
 	if a.Code != 0 {
 		b = append(b, `,"code":`...)
 		b = strconv.AppendInt(b, int64(a.Code), 10)
@@ -209,7 +211,8 @@ func appendRequest(b []byte, op string, c *api.Call, a *api.Answer) []byte {
 
 // appendParams writes the call's parameters as decoded: path parameters,
 // then each form parameter, a JSON document as JSON, an id list as an
-// array; the token as the user name it stands for, a password redacted.
+// array; the token as the user name it stands for, secrets (passwords,
+// client secrets, codes, refresh tokens: format password) redacted.
 func appendParams(b []byte, c *api.Call) []byte {
 	first := true
 	key := func(k string) {
@@ -231,7 +234,7 @@ func appendParams(b []byte, c *api.Call) []byte {
 			continue
 		}
 		key(k)
-		if k == "password" {
+		if c.Secrets[k] {
 			b = append(b, `"(redacted)"`...)
 			continue
 		}

@@ -22,7 +22,7 @@ type orgTx interface {
 }
 
 // errConflict is an organization whose id, or one of whose user names,
-// tokens, folder ids or item ids, is taken.
+// tokens, folder ids, item ids or client ids, is taken.
 func errConflict(details ...string) *adminError {
 	return &adminError{http.StatusConflict, "The organization conflicts with what the store holds.", details}
 }
@@ -61,6 +61,12 @@ func (s *Server) CreateOrganization(ctx context.Context, o seed.Organization) er
 		_, err := tx.Organization(ctx, o.ID)
 		if err := check("id: organization", o.ID, err); err != nil {
 			return err
+		}
+		for _, a := range o.Apps {
+			_, err := tx.App(ctx, a.ClientID)
+			if err := check("apps: application", a.ClientID, err); err != nil {
+				return err
+			}
 		}
 		for _, u := range o.Users {
 			_, err := tx.User(ctx, u.Username)
@@ -199,6 +205,14 @@ func unstorable(o seed.Organization) []string {
 		check(fmt.Sprintf("roles[%d].id", i), r.ID)
 		for j, p := range r.Privileges {
 			check(fmt.Sprintf("roles[%d].privileges[%d]", i, j), p)
+		}
+	}
+	for i, a := range o.Apps {
+		at := fmt.Sprintf("apps[%d].", i)
+		check(at+"clientId", a.ClientID)
+		check(at+"clientSecret", a.ClientSecret)
+		for j, u := range a.RedirectURIs {
+			check(fmt.Sprintf("%sredirectUris[%d]", at, j), u)
 		}
 	}
 	for i, u := range o.Users {

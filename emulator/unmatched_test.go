@@ -40,7 +40,7 @@ func TestJournalRecordsUnmatchedCalls(t *testing.T) {
 			params: map[string]any{"f": "json", "q": "(not kept)", "token": "jsmith"}, caller: "jsmith"},
 		// A sign-in form: names only, the password redacted as ever.
 		{method: "POST", path: "/portal/sharing/legacy/signin", body: "oauth_state=abc123&username=jsmith&password=jsmith-password&expiration=60",
-			params: map[string]any{"oauth_state": "(not kept)", "username": "(not kept)", "password": "(redacted)", "expiration": "(not kept)"}},
+			params: map[string]any{"oauth_state": "(not kept)", "username": "(not kept)", "password": "(not kept)", "expiration": "(not kept)"}},
 		{method: "POST", path: "/portal/sharing/rest/legacy/token?f=json", body: "grant_type=client_credentials&client_id=app&client_secret=s3cret-value",
 			params: map[string]any{"f": "json", "grant_type": "client_credentials", "client_id": "(not kept)", "client_secret": "(not kept)"}},
 		// A method the path does not answer.

@@ -89,6 +89,30 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GetRoot The REST API's version
+	//
+	// The version of the portal's REST API, `currentVersion`, which is not the product's version: each release
+	// of the portal answers its own, listed in `x-rest-versions` (release: REST version). From 11.3 on, a
+	// self-hosted portal also answers its release as `enterpriseVersion`. A client compares `currentVersion`
+	// to tell what a portal can do (the ArcGIS API for Python requires 7.4 for organization settings and 10.1
+	// to assign member categories). Answered at `sharing/rest` and `sharing/rest/` alike.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Corresponds with GET / (the `GetRoot` operationId).
+	GetRoot(ctx context.Context, params *GetRootParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSelf Read the signed-in user
+	//
+	// The user the token stands for, as `getMember` answers a member with, besides its fields, `id` (stable per
+	// user), `roleId` (for a custom role only), `privileges` (the role's) and `created`. Clients read it to
+	// learn who they signed in as.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Corresponds with GET /community/self (the `GetSelf` operationId).
+	GetSelf(ctx context.Context, params *GetSelfParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMember Read a member
 	//
 	// A member of the caller's organization, with the category paths assigned to it.
@@ -191,6 +215,40 @@ type ClientInterface interface {
 	// Corresponds with POST /content/users/{userName}/deleteItems (the `DeleteItems` operationId).
 	DeleteItemsWithFormdataBody(ctx context.Context, userName UserName, body DeleteItemsFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// MoveItemWithBody Move one item to a folder
+	//
+	// Moves one of the user's items to `folder` (a folder id of the user, or `/` for the root; `Root Folder`,
+	// as the ArcGIS API for Python sends it, is the root too), under the rules of `moveItems` for one item:
+	// an unknown item, or one the user does not own, is error 400 `CONT_0001`; an item already in the
+	// destination, error 500 "Item already exists in target folder"; an unknown destination folder, error 400.
+	// The item may be in any folder of the user. The answer names the item, its owner and the destination
+	// folder (`/` for the root).
+	//
+	// Who may call it: the user, or in the same organization an `org_admin` or a role holding
+	// `portal:admin:updateItems`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /content/users/{userName}/items/{itemId}/move (the `MoveItem` operationId).
+	MoveItemWithBody(ctx context.Context, userName UserName, itemId ItemId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MoveItemWithFormdataBody Move one item to a folder
+	//
+	// Moves one of the user's items to `folder` (a folder id of the user, or `/` for the root; `Root Folder`,
+	// as the ArcGIS API for Python sends it, is the root too), under the rules of `moveItems` for one item:
+	// an unknown item, or one the user does not own, is error 400 `CONT_0001`; an item already in the
+	// destination, error 500 "Item already exists in target folder"; an unknown destination folder, error 400.
+	// The item may be in any folder of the user. The answer names the item, its owner and the destination
+	// folder (`/` for the root).
+	//
+	// Who may call it: the user, or in the same organization an `org_admin` or a role holding
+	// `portal:admin:updateItems`.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /content/users/{userName}/items/{itemId}/move (the `MoveItem` operationId).
+	MoveItemWithFormdataBody(ctx context.Context, userName UserName, itemId ItemId, body MoveItemFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// MoveItemsWithBody Move items to a folder
 	//
 	// Moves a batch of the user's items to `folder` (a folder id of the user, or `/` for the root). Each item is
@@ -268,6 +326,26 @@ type ClientInterface interface {
 	// Corresponds with POST /content/users/{userName}/{folderId}/delete (the `DeleteFolder` operationId).
 	DeleteFolderWithFormdataBody(ctx context.Context, userName UserName, folderId FolderId, body DeleteFolderFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// MoveItemFromFolderWithBody Move one item, named with its folder, to a folder
+	//
+	// `moveItem`, with the item's folder in the path, as the ArcGIS API for Python sends it for an item that is
+	// not at the root. `folderId` must be a folder of the user; the item may be in any of the user's folders.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /content/users/{userName}/{folderId}/items/{itemId}/move (the `MoveItemFromFolder` operationId).
+	MoveItemFromFolderWithBody(ctx context.Context, userName UserName, folderId FolderId, itemId ItemId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MoveItemFromFolderWithFormdataBody Move one item, named with its folder, to a folder
+	//
+	// `moveItem`, with the item's folder in the path, as the ArcGIS API for Python sends it for an item that is
+	// not at the root. `folderId` must be a folder of the user; the item may be in any of the user's folders.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /content/users/{userName}/{folderId}/items/{itemId}/move (the `MoveItemFromFolder` operationId).
+	MoveItemFromFolderWithFormdataBody(ctx context.Context, userName UserName, folderId FolderId, itemId ItemId, body MoveItemFromFolderFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GenerateTokenWithBody Generate a token
 	//
 	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
@@ -293,6 +371,174 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /generateToken (the `GenerateToken` operationId).
 	GenerateTokenWithFormdataBody(ctx context.Context, body GenerateTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetInfo How to sign in
+	//
+	// Where the portal lives and how to sign in to it: `owningSystemUrl` is the portal's address and
+	// `authInfo.tokenServicesUrl` its `generateToken`, both as the client reached the portal (scheme, host, port
+	// and context of the request). Clients read it before they sign in.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Corresponds with GET /info (the `GetInfo` operationId).
+	GetInfo(ctx context.Context, params *GetInfoParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthApproval The code of a sign-in without a redirect
+	//
+	// Where a sign-in whose redirect URI is `urn:ietf:wg:oauth:2.0:oob` lands: a page whose title is
+	// `SUCCESS code=<code>`, for a person to copy the code into an application (the ArcGIS API for Python reads
+	// it from the title).
+	//
+	// Corresponds with GET /oauth2/approval (the `OauthApproval` operationId).
+	OauthApproval(ctx context.Context, params *OauthApprovalParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthAuthorize The sign-in page (OAuth 2.0 authorization)
+	//
+	// The start of an OAuth 2.0 sign-in, as the portal implements it: the page a person signs in on, an HTML
+	// form posted to `signIn`. The page holds, on the first line of its script, `var oAuthInfo = {...};`, a
+	// JSON object whose `oauth_state` names this authorization request (clients that sign in for a person,
+	// such as the ArcGIS API for Python, read it), and `messages` after a refused attempt.
+	//
+	// `client_id` names a registered application (the seed's `apps`, or `pythonapi`, the ArcGIS API for
+	// Python's built-in public client, whose redirect URIs are the portal's own origin and
+	// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered: the same scheme
+	// and host, a path at or under the registered one, and the same port, except that a loopback address
+	// (127.0.0.1, ::1, localhost) takes any port (RFC 8252, native apps). `response_type=token` (implicit
+	// grant) delivers the token in the redirect's fragment; `response_type=code` (authorization code grant)
+	// delivers `?code=`, to exchange with `oauthToken`; `state` is echoed either way. `code_challenge` with
+	// `code_challenge_method` `S256` (or `plain`) binds the code to a PKCE verifier. `expiration` is in
+	// minutes: the access token's for an implicit grant (default 120, at most 20,160), the refresh token's for
+	// a code (default 20,160, at most 129,600; `-1` never expires). An unknown `client_id` or a redirect URI
+	// not registered answers an HTML error page ("Invalid client_id", "Invalid redirect_uri") with HTTP 400,
+	// and nothing is issued.
+	//
+	// Corresponds with GET /oauth2/authorize (the `OauthAuthorize` operationId).
+	OauthAuthorize(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthRevokeTokenWithBody Revoke a token
+	//
+	// Revokes `auth_token`, a refresh token or an access token the application `client_id` was issued (what
+	// ArcGIS REST JS sends when a person signs out). Answers `{"success":true}` for a token that is no longer
+	// valid too, as there is nothing left to revoke (RFC 7009); a token issued to another application is
+	// refused (`invalid_client`) and stays valid. Also answered at `oauth2/revokeToken/`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /oauth2/revokeToken (the `OauthRevokeToken` operationId).
+	OauthRevokeTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthRevokeTokenWithFormdataBody Revoke a token
+	//
+	// Revokes `auth_token`, a refresh token or an access token the application `client_id` was issued (what
+	// ArcGIS REST JS sends when a person signs out). Answers `{"success":true}` for a token that is no longer
+	// valid too, as there is nothing left to revoke (RFC 7009); a token issued to another application is
+	// refused (`invalid_client`) and stays valid. Also answered at `oauth2/revokeToken/`.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /oauth2/revokeToken (the `OauthRevokeToken` operationId).
+	OauthRevokeTokenWithFormdataBody(ctx context.Context, body OauthRevokeTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthSignInWithBody Sign in on the sign-in page
+	//
+	// What the sign-in page (`oauthAuthorize`) posts: the authorization request it names (`oauth_state`) and the
+	// person's user name and password. Signed in, it redirects (302) to the registered redirect URI: with
+	// `#access_token=…&expires_in=…&username=…&ssl=…&state=…` for an implicit grant, `?code=…&state=…` for
+	// a code (for `urn:ietf:wg:oauth:2.0:oob`, to the portal's own `oauth2/approval` page). A wrong user name or
+	// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
+	// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
+	// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
+	// replaces the authorization request's.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /oauth2/signin (the `OauthSignIn` operationId).
+	OauthSignInWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthSignInWithFormdataBody Sign in on the sign-in page
+	//
+	// What the sign-in page (`oauthAuthorize`) posts: the authorization request it names (`oauth_state`) and the
+	// person's user name and password. Signed in, it redirects (302) to the registered redirect URI: with
+	// `#access_token=…&expires_in=…&username=…&ssl=…&state=…` for an implicit grant, `?code=…&state=…` for
+	// a code (for `urn:ietf:wg:oauth:2.0:oob`, to the portal's own `oauth2/approval` page). A wrong user name or
+	// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
+	// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
+	// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
+	// replaces the authorization request's.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /oauth2/signin (the `OauthSignIn` operationId).
+	OauthSignInWithFormdataBody(ctx context.Context, body OauthSignInFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthTokenWithBody Issue an OAuth 2.0 token
+	//
+	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+	//
+	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
+	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
+	//   `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
+	//   access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
+	//   request's `expiration` (`refresh_token_expires_in`).
+	// * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
+	// * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
+	//   refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
+	// * `client_credentials`: a confidential application's `client_id` and `client_secret`: an application's
+	//   token valid `expiration` minutes (default 120, at most 20,160), which acts for no user (it reads what
+	//   anonymous callers may, and `portals/self` answers the application's organization).
+	//
+	// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
+	// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
+	// and its description in `error_description` and `message`. Nothing is issued then.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /oauth2/token (the `OauthToken` operationId).
+	OauthTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthTokenWithFormdataBody Issue an OAuth 2.0 token
+	//
+	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+	//
+	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
+	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
+	//   `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
+	//   access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
+	//   request's `expiration` (`refresh_token_expires_in`).
+	// * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
+	// * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
+	//   refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
+	// * `client_credentials`: a confidential application's `client_id` and `client_secret`: an application's
+	//   token valid `expiration` minutes (default 120, at most 20,160), which acts for no user (it reads what
+	//   anonymous callers may, and `portals/self` answers the application's organization).
+	//
+	// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
+	// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
+	// and its description in `error_description` and `message`. Nothing is issued then.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /oauth2/token (the `OauthToken` operationId).
+	OauthTokenWithFormdataBody(ctx context.Context, body OauthTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPortal Read the portal (the organization)
+	//
+	// The organization as the portal resource describes it: `id`, `name`, `portalName` (`ArcGIS Enterprise`, or
+	// `ArcGIS Online` for the hosted deployment), `isPortal` (true when self-hosted), `portalMode`
+	// (`singletenant` or `multitenant`), `currentVersion` (the REST API's, as `getRoot` answers it), `allSSL`
+	// (true when the request came over HTTPS), `portalHostname` (the host and context the request came to),
+	// `urlKey` and `customBaseUrl` (hosted only), `supportsOAuth`, and, for members of the organization,
+	// `hasMemberCategorySchema` and `user`, the caller (as `getSelf` answers it).
+	//
+	// `self` is the caller's organization; anonymously, the portal's default organization (the first of its
+	// seed), without the members' fields; with an application's token (`client_credentials`), the
+	// application's organization with `appInfo`. By id, members of the organization see its member view and
+	// others its anonymous view.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Corresponds with GET /portals/{portalId} (the `GetPortal` operationId).
+	GetPortal(ctx context.Context, portalId PortalId, params *GetPortalParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AssignMemberCategorySchemaWithBody Assign the member category schema
 	//
@@ -369,6 +615,18 @@ type ClientInterface interface {
 	// Corresponds with GET /portals/{portalId}/memberCategorySchema (the `GetMemberCategorySchema` operationId).
 	GetMemberCategorySchema(ctx context.Context, portalId PortalId, params *GetMemberCategorySchemaParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListRoles List the organization's custom roles
+	//
+	// The organization's custom roles, paged: each `id`, `name` and `description`. The built-in roles
+	// (`org_admin`, `org_publisher`, `org_user`) are not listed. A member's `roleId` names one of these. Who may
+	// call it: any member of the organization.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+	// ArcGIS API for Python sends it.
+	//
+	// Corresponds with GET /portals/{portalId}/roles (the `ListRoles` operationId).
+	ListRoles(ctx context.Context, portalId PortalId, params *ListRolesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetSettings Read organization settings
 	//
 	// The access notices, the informational banner and the advanced portal configuration properties. A
@@ -431,6 +689,50 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /portals/{portalId}/users (the `ListMembers` operationId).
 	ListMembers(ctx context.Context, portalId PortalId, params *ListMembersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// GetRoot The REST API's version
+//
+// The version of the portal's REST API, `currentVersion`, which is not the product's version: each release
+// of the portal answers its own, listed in `x-rest-versions` (release: REST version). From 11.3 on, a
+// self-hosted portal also answers its release as `enterpriseVersion`. A client compares `currentVersion`
+// to tell what a portal can do (the ArcGIS API for Python requires 7.4 for organization settings and 10.1
+// to assign member categories). Answered at `sharing/rest` and `sharing/rest/` alike.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Corresponds with GET / (the `GetRoot` operationId).
+func (c *Client) GetRoot(ctx context.Context, params *GetRootParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRootRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSelf Read the signed-in user
+//
+// The user the token stands for, as `getMember` answers a member with, besides its fields, `id` (stable per
+// user), `roleId` (for a custom role only), `privileges` (the role's) and `created`. Clients read it to
+// learn who they signed in as.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Corresponds with GET /community/self (the `GetSelf` operationId).
+func (c *Client) GetSelf(ctx context.Context, params *GetSelfParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSelfRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // GetMember Read a member
@@ -645,6 +947,60 @@ func (c *Client) DeleteItemsWithFormdataBody(ctx context.Context, userName UserN
 	return c.Client.Do(req)
 }
 
+// MoveItemWithBody Move one item to a folder
+//
+// Moves one of the user's items to `folder` (a folder id of the user, or `/` for the root; `Root Folder`,
+// as the ArcGIS API for Python sends it, is the root too), under the rules of `moveItems` for one item:
+// an unknown item, or one the user does not own, is error 400 `CONT_0001`; an item already in the
+// destination, error 500 "Item already exists in target folder"; an unknown destination folder, error 400.
+// The item may be in any folder of the user. The answer names the item, its owner and the destination
+// folder (`/` for the root).
+//
+// Who may call it: the user, or in the same organization an `org_admin` or a role holding
+// `portal:admin:updateItems`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /content/users/{userName}/items/{itemId}/move (the `MoveItem` operationId).
+func (c *Client) MoveItemWithBody(ctx context.Context, userName UserName, itemId ItemId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMoveItemRequestWithBody(c.Server, userName, itemId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MoveItemWithFormdataBody Move one item to a folder
+//
+// Moves one of the user's items to `folder` (a folder id of the user, or `/` for the root; `Root Folder`,
+// as the ArcGIS API for Python sends it, is the root too), under the rules of `moveItems` for one item:
+// an unknown item, or one the user does not own, is error 400 `CONT_0001`; an item already in the
+// destination, error 500 "Item already exists in target folder"; an unknown destination folder, error 400.
+// The item may be in any folder of the user. The answer names the item, its owner and the destination
+// folder (`/` for the root).
+//
+// Who may call it: the user, or in the same organization an `org_admin` or a role holding
+// `portal:admin:updateItems`.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /content/users/{userName}/items/{itemId}/move (the `MoveItem` operationId).
+func (c *Client) MoveItemWithFormdataBody(ctx context.Context, userName UserName, itemId ItemId, body MoveItemFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMoveItemRequestWithFormdataBody(c.Server, userName, itemId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // MoveItemsWithBody Move items to a folder
 //
 // Moves a batch of the user's items to `folder` (a folder id of the user, or `/` for the root). Each item is
@@ -792,6 +1148,46 @@ func (c *Client) DeleteFolderWithFormdataBody(ctx context.Context, userName User
 	return c.Client.Do(req)
 }
 
+// MoveItemFromFolderWithBody Move one item, named with its folder, to a folder
+//
+// `moveItem`, with the item's folder in the path, as the ArcGIS API for Python sends it for an item that is
+// not at the root. `folderId` must be a folder of the user; the item may be in any of the user's folders.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /content/users/{userName}/{folderId}/items/{itemId}/move (the `MoveItemFromFolder` operationId).
+func (c *Client) MoveItemFromFolderWithBody(ctx context.Context, userName UserName, folderId FolderId, itemId ItemId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMoveItemFromFolderRequestWithBody(c.Server, userName, folderId, itemId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MoveItemFromFolderWithFormdataBody Move one item, named with its folder, to a folder
+//
+// `moveItem`, with the item's folder in the path, as the ArcGIS API for Python sends it for an item that is
+// not at the root. `folderId` must be a folder of the user; the item may be in any of the user's folders.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /content/users/{userName}/{folderId}/items/{itemId}/move (the `MoveItemFromFolder` operationId).
+func (c *Client) MoveItemFromFolderWithFormdataBody(ctx context.Context, userName UserName, folderId FolderId, itemId ItemId, body MoveItemFromFolderFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMoveItemFromFolderRequestWithFormdataBody(c.Server, userName, folderId, itemId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GenerateTokenWithBody Generate a token
 //
 // Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
@@ -828,6 +1224,274 @@ func (c *Client) GenerateTokenWithBody(ctx context.Context, contentType string, 
 // Corresponds with POST /generateToken (the `GenerateToken` operationId).
 func (c *Client) GenerateTokenWithFormdataBody(ctx context.Context, body GenerateTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGenerateTokenRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetInfo How to sign in
+//
+// Where the portal lives and how to sign in to it: `owningSystemUrl` is the portal's address and
+// `authInfo.tokenServicesUrl` its `generateToken`, both as the client reached the portal (scheme, host, port
+// and context of the request). Clients read it before they sign in.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Corresponds with GET /info (the `GetInfo` operationId).
+func (c *Client) GetInfo(ctx context.Context, params *GetInfoParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetInfoRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthApproval The code of a sign-in without a redirect
+//
+// Where a sign-in whose redirect URI is `urn:ietf:wg:oauth:2.0:oob` lands: a page whose title is
+// `SUCCESS code=<code>`, for a person to copy the code into an application (the ArcGIS API for Python reads
+// it from the title).
+//
+// Corresponds with GET /oauth2/approval (the `OauthApproval` operationId).
+func (c *Client) OauthApproval(ctx context.Context, params *OauthApprovalParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthApprovalRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthAuthorize The sign-in page (OAuth 2.0 authorization)
+//
+// The start of an OAuth 2.0 sign-in, as the portal implements it: the page a person signs in on, an HTML
+// form posted to `signIn`. The page holds, on the first line of its script, `var oAuthInfo = {...};`, a
+// JSON object whose `oauth_state` names this authorization request (clients that sign in for a person,
+// such as the ArcGIS API for Python, read it), and `messages` after a refused attempt.
+//
+// `client_id` names a registered application (the seed's `apps`, or `pythonapi`, the ArcGIS API for
+// Python's built-in public client, whose redirect URIs are the portal's own origin and
+// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered: the same scheme
+// and host, a path at or under the registered one, and the same port, except that a loopback address
+// (127.0.0.1, ::1, localhost) takes any port (RFC 8252, native apps). `response_type=token` (implicit
+// grant) delivers the token in the redirect's fragment; `response_type=code` (authorization code grant)
+// delivers `?code=`, to exchange with `oauthToken`; `state` is echoed either way. `code_challenge` with
+// `code_challenge_method` `S256` (or `plain`) binds the code to a PKCE verifier. `expiration` is in
+// minutes: the access token's for an implicit grant (default 120, at most 20,160), the refresh token's for
+// a code (default 20,160, at most 129,600; `-1` never expires). An unknown `client_id` or a redirect URI
+// not registered answers an HTML error page ("Invalid client_id", "Invalid redirect_uri") with HTTP 400,
+// and nothing is issued.
+//
+// Corresponds with GET /oauth2/authorize (the `OauthAuthorize` operationId).
+func (c *Client) OauthAuthorize(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthAuthorizeRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthRevokeTokenWithBody Revoke a token
+//
+// Revokes `auth_token`, a refresh token or an access token the application `client_id` was issued (what
+// ArcGIS REST JS sends when a person signs out). Answers `{"success":true}` for a token that is no longer
+// valid too, as there is nothing left to revoke (RFC 7009); a token issued to another application is
+// refused (`invalid_client`) and stays valid. Also answered at `oauth2/revokeToken/`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /oauth2/revokeToken (the `OauthRevokeToken` operationId).
+func (c *Client) OauthRevokeTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthRevokeTokenRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthRevokeTokenWithFormdataBody Revoke a token
+//
+// Revokes `auth_token`, a refresh token or an access token the application `client_id` was issued (what
+// ArcGIS REST JS sends when a person signs out). Answers `{"success":true}` for a token that is no longer
+// valid too, as there is nothing left to revoke (RFC 7009); a token issued to another application is
+// refused (`invalid_client`) and stays valid. Also answered at `oauth2/revokeToken/`.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /oauth2/revokeToken (the `OauthRevokeToken` operationId).
+func (c *Client) OauthRevokeTokenWithFormdataBody(ctx context.Context, body OauthRevokeTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthRevokeTokenRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthSignInWithBody Sign in on the sign-in page
+//
+// What the sign-in page (`oauthAuthorize`) posts: the authorization request it names (`oauth_state`) and the
+// person's user name and password. Signed in, it redirects (302) to the registered redirect URI: with
+// `#access_token=…&expires_in=…&username=…&ssl=…&state=…` for an implicit grant, `?code=…&state=…` for
+// a code (for `urn:ietf:wg:oauth:2.0:oob`, to the portal's own `oauth2/approval` page). A wrong user name or
+// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
+// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
+// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
+// replaces the authorization request's.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /oauth2/signin (the `OauthSignIn` operationId).
+func (c *Client) OauthSignInWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthSignInRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthSignInWithFormdataBody Sign in on the sign-in page
+//
+// What the sign-in page (`oauthAuthorize`) posts: the authorization request it names (`oauth_state`) and the
+// person's user name and password. Signed in, it redirects (302) to the registered redirect URI: with
+// `#access_token=…&expires_in=…&username=…&ssl=…&state=…` for an implicit grant, `?code=…&state=…` for
+// a code (for `urn:ietf:wg:oauth:2.0:oob`, to the portal's own `oauth2/approval` page). A wrong user name or
+// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
+// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
+// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
+// replaces the authorization request's.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /oauth2/signin (the `OauthSignIn` operationId).
+func (c *Client) OauthSignInWithFormdataBody(ctx context.Context, body OauthSignInFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthSignInRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthTokenWithBody Issue an OAuth 2.0 token
+//
+// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+//
+//   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
+//     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
+//     `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
+//     access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
+//     request's `expiration` (`refresh_token_expires_in`).
+//   - `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
+//   - `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
+//     refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
+//   - `client_credentials`: a confidential application's `client_id` and `client_secret`: an application's
+//     token valid `expiration` minutes (default 120, at most 20,160), which acts for no user (it reads what
+//     anonymous callers may, and `portals/self` answers the application's organization).
+//
+// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
+// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
+// and its description in `error_description` and `message`. Nothing is issued then.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /oauth2/token (the `OauthToken` operationId).
+func (c *Client) OauthTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthTokenRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthTokenWithFormdataBody Issue an OAuth 2.0 token
+//
+// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+//
+//   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
+//     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
+//     `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
+//     access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
+//     request's `expiration` (`refresh_token_expires_in`).
+//   - `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
+//   - `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
+//     refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
+//   - `client_credentials`: a confidential application's `client_id` and `client_secret`: an application's
+//     token valid `expiration` minutes (default 120, at most 20,160), which acts for no user (it reads what
+//     anonymous callers may, and `portals/self` answers the application's organization).
+//
+// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
+// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
+// and its description in `error_description` and `message`. Nothing is issued then.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /oauth2/token (the `OauthToken` operationId).
+func (c *Client) OauthTokenWithFormdataBody(ctx context.Context, body OauthTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthTokenRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPortal Read the portal (the organization)
+//
+// The organization as the portal resource describes it: `id`, `name`, `portalName` (`ArcGIS Enterprise`, or
+// `ArcGIS Online` for the hosted deployment), `isPortal` (true when self-hosted), `portalMode`
+// (`singletenant` or `multitenant`), `currentVersion` (the REST API's, as `getRoot` answers it), `allSSL`
+// (true when the request came over HTTPS), `portalHostname` (the host and context the request came to),
+// `urlKey` and `customBaseUrl` (hosted only), `supportsOAuth`, and, for members of the organization,
+// `hasMemberCategorySchema` and `user`, the caller (as `getSelf` answers it).
+//
+// `self` is the caller's organization; anonymously, the portal's default organization (the first of its
+// seed), without the members' fields; with an application's token (`client_credentials`), the
+// application's organization with `appInfo`. By id, members of the organization see its member view and
+// others its anonymous view.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Corresponds with GET /portals/{portalId} (the `GetPortal` operationId).
+func (c *Client) GetPortal(ctx context.Context, portalId PortalId, params *GetPortalParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPortalRequest(c.Server, portalId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -963,6 +1627,28 @@ func (c *Client) GetMemberCategorySchema(ctx context.Context, portalId PortalId,
 	return c.Client.Do(req)
 }
 
+// ListRoles List the organization's custom roles
+//
+// The organization's custom roles, paged: each `id`, `name` and `description`. The built-in roles
+// (`org_admin`, `org_publisher`, `org_user`) are not listed. A member's `roleId` names one of these. Who may
+// call it: any member of the organization.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+// ArcGIS API for Python sends it.
+//
+// Corresponds with GET /portals/{portalId}/roles (the `ListRoles` operationId).
+func (c *Client) ListRoles(ctx context.Context, portalId PortalId, params *ListRolesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRolesRequest(c.Server, portalId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetSettings Read organization settings
 //
 // The access notices, the informational banner and the advanced portal configuration properties. A
@@ -1064,6 +1750,114 @@ func (c *Client) ListMembers(ctx context.Context, portalId PortalId, params *Lis
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewGetRootRequest constructs an http.Request for the GetRoot method
+func NewGetRootRequest(server string, params *GetRootParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.F != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "f", *params.F, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSelfRequest constructs an http.Request for the GetSelf method
+func NewGetSelfRequest(server string, params *GetSelfParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/community/self")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.F != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "f", *params.F, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewGetMemberRequest constructs an http.Request for the GetMember method
@@ -1461,6 +2255,60 @@ func NewDeleteItemsRequestWithBody(server string, userName UserName, contentType
 	return req, nil
 }
 
+// NewMoveItemRequestWithFormdataBody calls the generic MoveItem builder with application/x-www-form-urlencoded body
+func NewMoveItemRequestWithFormdataBody(server string, userName UserName, itemId ItemId, body MoveItemFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewMoveItemRequestWithBody(server, userName, itemId, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewMoveItemRequestWithBody constructs an http.Request for the MoveItem method, with any body, and a specified content type
+func NewMoveItemRequestWithBody(server string, userName UserName, itemId ItemId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "userName", userName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "itemId", itemId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/content/users/%s/items/%s/move", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewMoveItemsRequestWithFormdataBody calls the generic MoveItems builder with application/x-www-form-urlencoded body
 func NewMoveItemsRequestWithFormdataBody(server string, userName UserName, body MoveItemsFormdataRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -1708,6 +2556,67 @@ func NewDeleteFolderRequestWithBody(server string, userName UserName, folderId F
 	return req, nil
 }
 
+// NewMoveItemFromFolderRequestWithFormdataBody calls the generic MoveItemFromFolder builder with application/x-www-form-urlencoded body
+func NewMoveItemFromFolderRequestWithFormdataBody(server string, userName UserName, folderId FolderId, itemId ItemId, body MoveItemFromFolderFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewMoveItemFromFolderRequestWithBody(server, userName, folderId, itemId, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewMoveItemFromFolderRequestWithBody constructs an http.Request for the MoveItemFromFolder method, with any body, and a specified content type
+func NewMoveItemFromFolderRequestWithBody(server string, userName UserName, folderId FolderId, itemId ItemId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "userName", userName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "folderId", folderId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "itemId", itemId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/content/users/%s/%s/items/%s/move", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGenerateTokenRequestWithFormdataBody calls the generic GenerateToken builder with application/x-www-form-urlencoded body
 func NewGenerateTokenRequestWithFormdataBody(server string, body GenerateTokenFormdataRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -1744,6 +2653,477 @@ func NewGenerateTokenRequestWithBody(server string, contentType string, body io.
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetInfoRequest constructs an http.Request for the GetInfo method
+func NewGetInfoRequest(server string, params *GetInfoParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/info")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.F != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "f", *params.F, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOauthApprovalRequest constructs an http.Request for the OauthApproval method
+func NewOauthApprovalRequest(server string, params *OauthApprovalParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/oauth2/approval")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code", params.Code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "password"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOauthAuthorizeRequest constructs an http.Request for the OauthAuthorize method
+func NewOauthAuthorizeRequest(server string, params *OauthAuthorizeParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/oauth2/authorize")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "client_id", params.ClientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "response_type", params.ResponseType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "redirect_uri", params.RedirectUri, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Expiration != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "expiration", *params.Expiration, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CodeChallenge != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code_challenge", *params.CodeChallenge, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CodeChallengeMethod != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code_challenge_method", *params.CodeChallengeMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Locale != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "locale", *params.Locale, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Style != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "style", *params.Style, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Display != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "display", *params.Display, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Persist != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "persist", *params.Persist, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AllowVerification != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allow_verification", *params.AllowVerification, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOauthRevokeTokenRequestWithFormdataBody calls the generic OauthRevokeToken builder with application/x-www-form-urlencoded body
+func NewOauthRevokeTokenRequestWithFormdataBody(server string, body OauthRevokeTokenFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewOauthRevokeTokenRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewOauthRevokeTokenRequestWithBody constructs an http.Request for the OauthRevokeToken method, with any body, and a specified content type
+func NewOauthRevokeTokenRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/oauth2/revokeToken")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOauthSignInRequestWithFormdataBody calls the generic OauthSignIn builder with application/x-www-form-urlencoded body
+func NewOauthSignInRequestWithFormdataBody(server string, body OauthSignInFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewOauthSignInRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewOauthSignInRequestWithBody constructs an http.Request for the OauthSignIn method, with any body, and a specified content type
+func NewOauthSignInRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/oauth2/signin")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOauthTokenRequestWithFormdataBody calls the generic OauthToken builder with application/x-www-form-urlencoded body
+func NewOauthTokenRequestWithFormdataBody(server string, body OauthTokenFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewOauthTokenRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewOauthTokenRequestWithBody constructs an http.Request for the OauthToken method, with any body, and a specified content type
+func NewOauthTokenRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/oauth2/token")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetPortalRequest constructs an http.Request for the GetPortal method
+func NewGetPortalRequest(server string, portalId PortalId, params *GetPortalParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "portalId", portalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/portals/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.F != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "f", *params.F, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -1876,6 +3256,91 @@ func NewGetMemberCategorySchemaRequest(server string, portalId PortalId, params 
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.F != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "f", *params.F, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListRolesRequest constructs an http.Request for the ListRoles method
+func NewListRolesRequest(server string, portalId PortalId, params *ListRolesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "portalId", portalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/portals/%s/roles", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Start != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", *params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Num != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "num", *params.Num, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.F != nil {
 
@@ -2152,6 +3617,34 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GetRootWithResponse The REST API's version
+	//
+	// The version of the portal's REST API, `currentVersion`, which is not the product's version: each release
+	// of the portal answers its own, listed in `x-rest-versions` (release: REST version). From 11.3 on, a
+	// self-hosted portal also answers its release as `enterpriseVersion`. A client compares `currentVersion`
+	// to tell what a portal can do (the ArcGIS API for Python requires 7.4 for organization settings and 10.1
+	// to assign member categories). Answered at `sharing/rest` and `sharing/rest/` alike.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET / (the `GetRoot` operationId).
+	GetRootWithResponse(ctx context.Context, params *GetRootParams, reqEditors ...RequestEditorFn) (*GetRootResponse, error)
+
+	// GetSelfWithResponse Read the signed-in user
+	//
+	// The user the token stands for, as `getMember` answers a member with, besides its fields, `id` (stable per
+	// user), `roleId` (for a custom role only), `privileges` (the role's) and `created`. Clients read it to
+	// learn who they signed in as.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /community/self (the `GetSelf` operationId).
+	GetSelfWithResponse(ctx context.Context, params *GetSelfParams, reqEditors ...RequestEditorFn) (*GetSelfResponse, error)
+
 	// GetMemberWithResponse Read a member
 	//
 	// A member of the caller's organization, with the category paths assigned to it.
@@ -2260,6 +3753,40 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /content/users/{userName}/deleteItems (the `DeleteItems` operationId).
 	DeleteItemsWithFormdataBodyWithResponse(ctx context.Context, userName UserName, body DeleteItemsFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeleteItemsResponse, error)
 
+	// MoveItemWithBodyWithResponse Move one item to a folder
+	//
+	// Moves one of the user's items to `folder` (a folder id of the user, or `/` for the root; `Root Folder`,
+	// as the ArcGIS API for Python sends it, is the root too), under the rules of `moveItems` for one item:
+	// an unknown item, or one the user does not own, is error 400 `CONT_0001`; an item already in the
+	// destination, error 500 "Item already exists in target folder"; an unknown destination folder, error 400.
+	// The item may be in any folder of the user. The answer names the item, its owner and the destination
+	// folder (`/` for the root).
+	//
+	// Who may call it: the user, or in the same organization an `org_admin` or a role holding
+	// `portal:admin:updateItems`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /content/users/{userName}/items/{itemId}/move (the `MoveItem` operationId).
+	MoveItemWithBodyWithResponse(ctx context.Context, userName UserName, itemId ItemId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MoveItemResponse, error)
+
+	// MoveItemWithFormdataBodyWithResponse Move one item to a folder
+	//
+	// Moves one of the user's items to `folder` (a folder id of the user, or `/` for the root; `Root Folder`,
+	// as the ArcGIS API for Python sends it, is the root too), under the rules of `moveItems` for one item:
+	// an unknown item, or one the user does not own, is error 400 `CONT_0001`; an item already in the
+	// destination, error 500 "Item already exists in target folder"; an unknown destination folder, error 400.
+	// The item may be in any folder of the user. The answer names the item, its owner and the destination
+	// folder (`/` for the root).
+	//
+	// Who may call it: the user, or in the same organization an `org_admin` or a role holding
+	// `portal:admin:updateItems`.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /content/users/{userName}/items/{itemId}/move (the `MoveItem` operationId).
+	MoveItemWithFormdataBodyWithResponse(ctx context.Context, userName UserName, itemId ItemId, body MoveItemFormdataRequestBody, reqEditors ...RequestEditorFn) (*MoveItemResponse, error)
+
 	// MoveItemsWithBodyWithResponse Move items to a folder
 	//
 	// Moves a batch of the user's items to `folder` (a folder id of the user, or `/` for the root). Each item is
@@ -2339,6 +3866,26 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /content/users/{userName}/{folderId}/delete (the `DeleteFolder` operationId).
 	DeleteFolderWithFormdataBodyWithResponse(ctx context.Context, userName UserName, folderId FolderId, body DeleteFolderFormdataRequestBody, reqEditors ...RequestEditorFn) (*DeleteFolderResponse, error)
 
+	// MoveItemFromFolderWithBodyWithResponse Move one item, named with its folder, to a folder
+	//
+	// `moveItem`, with the item's folder in the path, as the ArcGIS API for Python sends it for an item that is
+	// not at the root. `folderId` must be a folder of the user; the item may be in any of the user's folders.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /content/users/{userName}/{folderId}/items/{itemId}/move (the `MoveItemFromFolder` operationId).
+	MoveItemFromFolderWithBodyWithResponse(ctx context.Context, userName UserName, folderId FolderId, itemId ItemId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MoveItemFromFolderResponse, error)
+
+	// MoveItemFromFolderWithFormdataBodyWithResponse Move one item, named with its folder, to a folder
+	//
+	// `moveItem`, with the item's folder in the path, as the ArcGIS API for Python sends it for an item that is
+	// not at the root. `folderId` must be a folder of the user; the item may be in any of the user's folders.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /content/users/{userName}/{folderId}/items/{itemId}/move (the `MoveItemFromFolder` operationId).
+	MoveItemFromFolderWithFormdataBodyWithResponse(ctx context.Context, userName UserName, folderId FolderId, itemId ItemId, body MoveItemFromFolderFormdataRequestBody, reqEditors ...RequestEditorFn) (*MoveItemFromFolderResponse, error)
+
 	// GenerateTokenWithBodyWithResponse Generate a token
 	//
 	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
@@ -2364,6 +3911,182 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /generateToken (the `GenerateToken` operationId).
 	GenerateTokenWithFormdataBodyWithResponse(ctx context.Context, body GenerateTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*GenerateTokenResponse, error)
+
+	// GetInfoWithResponse How to sign in
+	//
+	// Where the portal lives and how to sign in to it: `owningSystemUrl` is the portal's address and
+	// `authInfo.tokenServicesUrl` its `generateToken`, both as the client reached the portal (scheme, host, port
+	// and context of the request). Clients read it before they sign in.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /info (the `GetInfo` operationId).
+	GetInfoWithResponse(ctx context.Context, params *GetInfoParams, reqEditors ...RequestEditorFn) (*GetInfoResponse, error)
+
+	// OauthApprovalWithResponse The code of a sign-in without a redirect
+	//
+	// Where a sign-in whose redirect URI is `urn:ietf:wg:oauth:2.0:oob` lands: a page whose title is
+	// `SUCCESS code=<code>`, for a person to copy the code into an application (the ArcGIS API for Python reads
+	// it from the title).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /oauth2/approval (the `OauthApproval` operationId).
+	OauthApprovalWithResponse(ctx context.Context, params *OauthApprovalParams, reqEditors ...RequestEditorFn) (*OauthApprovalResponse, error)
+
+	// OauthAuthorizeWithResponse The sign-in page (OAuth 2.0 authorization)
+	//
+	// The start of an OAuth 2.0 sign-in, as the portal implements it: the page a person signs in on, an HTML
+	// form posted to `signIn`. The page holds, on the first line of its script, `var oAuthInfo = {...};`, a
+	// JSON object whose `oauth_state` names this authorization request (clients that sign in for a person,
+	// such as the ArcGIS API for Python, read it), and `messages` after a refused attempt.
+	//
+	// `client_id` names a registered application (the seed's `apps`, or `pythonapi`, the ArcGIS API for
+	// Python's built-in public client, whose redirect URIs are the portal's own origin and
+	// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered: the same scheme
+	// and host, a path at or under the registered one, and the same port, except that a loopback address
+	// (127.0.0.1, ::1, localhost) takes any port (RFC 8252, native apps). `response_type=token` (implicit
+	// grant) delivers the token in the redirect's fragment; `response_type=code` (authorization code grant)
+	// delivers `?code=`, to exchange with `oauthToken`; `state` is echoed either way. `code_challenge` with
+	// `code_challenge_method` `S256` (or `plain`) binds the code to a PKCE verifier. `expiration` is in
+	// minutes: the access token's for an implicit grant (default 120, at most 20,160), the refresh token's for
+	// a code (default 20,160, at most 129,600; `-1` never expires). An unknown `client_id` or a redirect URI
+	// not registered answers an HTML error page ("Invalid client_id", "Invalid redirect_uri") with HTTP 400,
+	// and nothing is issued.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /oauth2/authorize (the `OauthAuthorize` operationId).
+	OauthAuthorizeWithResponse(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*OauthAuthorizeResponse, error)
+
+	// OauthRevokeTokenWithBodyWithResponse Revoke a token
+	//
+	// Revokes `auth_token`, a refresh token or an access token the application `client_id` was issued (what
+	// ArcGIS REST JS sends when a person signs out). Answers `{"success":true}` for a token that is no longer
+	// valid too, as there is nothing left to revoke (RFC 7009); a token issued to another application is
+	// refused (`invalid_client`) and stays valid. Also answered at `oauth2/revokeToken/`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth2/revokeToken (the `OauthRevokeToken` operationId).
+	OauthRevokeTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthRevokeTokenResponse, error)
+
+	// OauthRevokeTokenWithFormdataBodyWithResponse Revoke a token
+	//
+	// Revokes `auth_token`, a refresh token or an access token the application `client_id` was issued (what
+	// ArcGIS REST JS sends when a person signs out). Answers `{"success":true}` for a token that is no longer
+	// valid too, as there is nothing left to revoke (RFC 7009); a token issued to another application is
+	// refused (`invalid_client`) and stays valid. Also answered at `oauth2/revokeToken/`.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth2/revokeToken (the `OauthRevokeToken` operationId).
+	OauthRevokeTokenWithFormdataBodyWithResponse(ctx context.Context, body OauthRevokeTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthRevokeTokenResponse, error)
+
+	// OauthSignInWithBodyWithResponse Sign in on the sign-in page
+	//
+	// What the sign-in page (`oauthAuthorize`) posts: the authorization request it names (`oauth_state`) and the
+	// person's user name and password. Signed in, it redirects (302) to the registered redirect URI: with
+	// `#access_token=…&expires_in=…&username=…&ssl=…&state=…` for an implicit grant, `?code=…&state=…` for
+	// a code (for `urn:ietf:wg:oauth:2.0:oob`, to the portal's own `oauth2/approval` page). A wrong user name or
+	// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
+	// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
+	// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
+	// replaces the authorization request's.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth2/signin (the `OauthSignIn` operationId).
+	OauthSignInWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthSignInResponse, error)
+
+	// OauthSignInWithFormdataBodyWithResponse Sign in on the sign-in page
+	//
+	// What the sign-in page (`oauthAuthorize`) posts: the authorization request it names (`oauth_state`) and the
+	// person's user name and password. Signed in, it redirects (302) to the registered redirect URI: with
+	// `#access_token=…&expires_in=…&username=…&ssl=…&state=…` for an implicit grant, `?code=…&state=…` for
+	// a code (for `urn:ietf:wg:oauth:2.0:oob`, to the portal's own `oauth2/approval` page). A wrong user name or
+	// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
+	// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
+	// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
+	// replaces the authorization request's.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth2/signin (the `OauthSignIn` operationId).
+	OauthSignInWithFormdataBodyWithResponse(ctx context.Context, body OauthSignInFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthSignInResponse, error)
+
+	// OauthTokenWithBodyWithResponse Issue an OAuth 2.0 token
+	//
+	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+	//
+	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
+	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
+	//   `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
+	//   access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
+	//   request's `expiration` (`refresh_token_expires_in`).
+	// * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
+	// * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
+	//   refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
+	// * `client_credentials`: a confidential application's `client_id` and `client_secret`: an application's
+	//   token valid `expiration` minutes (default 120, at most 20,160), which acts for no user (it reads what
+	//   anonymous callers may, and `portals/self` answers the application's organization).
+	//
+	// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
+	// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
+	// and its description in `error_description` and `message`. Nothing is issued then.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth2/token (the `OauthToken` operationId).
+	OauthTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenResponse, error)
+
+	// OauthTokenWithFormdataBodyWithResponse Issue an OAuth 2.0 token
+	//
+	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+	//
+	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
+	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
+	//   `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
+	//   access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
+	//   request's `expiration` (`refresh_token_expires_in`).
+	// * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
+	// * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
+	//   refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
+	// * `client_credentials`: a confidential application's `client_id` and `client_secret`: an application's
+	//   token valid `expiration` minutes (default 120, at most 20,160), which acts for no user (it reads what
+	//   anonymous callers may, and `portals/self` answers the application's organization).
+	//
+	// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
+	// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
+	// and its description in `error_description` and `message`. Nothing is issued then.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /oauth2/token (the `OauthToken` operationId).
+	OauthTokenWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenResponse, error)
+
+	// GetPortalWithResponse Read the portal (the organization)
+	//
+	// The organization as the portal resource describes it: `id`, `name`, `portalName` (`ArcGIS Enterprise`, or
+	// `ArcGIS Online` for the hosted deployment), `isPortal` (true when self-hosted), `portalMode`
+	// (`singletenant` or `multitenant`), `currentVersion` (the REST API's, as `getRoot` answers it), `allSSL`
+	// (true when the request came over HTTPS), `portalHostname` (the host and context the request came to),
+	// `urlKey` and `customBaseUrl` (hosted only), `supportsOAuth`, and, for members of the organization,
+	// `hasMemberCategorySchema` and `user`, the caller (as `getSelf` answers it).
+	//
+	// `self` is the caller's organization; anonymously, the portal's default organization (the first of its
+	// seed), without the members' fields; with an application's token (`client_credentials`), the
+	// application's organization with `appInfo`. By id, members of the organization see its member view and
+	// others its anonymous view.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /portals/{portalId} (the `GetPortal` operationId).
+	GetPortalWithResponse(ctx context.Context, portalId PortalId, params *GetPortalParams, reqEditors ...RequestEditorFn) (*GetPortalResponse, error)
 
 	// AssignMemberCategorySchemaWithBodyWithResponse Assign the member category schema
 	//
@@ -2442,6 +4165,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /portals/{portalId}/memberCategorySchema (the `GetMemberCategorySchema` operationId).
 	GetMemberCategorySchemaWithResponse(ctx context.Context, portalId PortalId, params *GetMemberCategorySchemaParams, reqEditors ...RequestEditorFn) (*GetMemberCategorySchemaResponse, error)
 
+	// ListRolesWithResponse List the organization's custom roles
+	//
+	// The organization's custom roles, paged: each `id`, `name` and `description`. The built-in roles
+	// (`org_admin`, `org_publisher`, `org_user`) are not listed. A member's `roleId` names one of these. Who may
+	// call it: any member of the organization.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+	// ArcGIS API for Python sends it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /portals/{portalId}/roles (the `ListRoles` operationId).
+	ListRolesWithResponse(ctx context.Context, portalId PortalId, params *ListRolesParams, reqEditors ...RequestEditorFn) (*ListRolesResponse, error)
+
 	// GetSettingsWithResponse Read organization settings
 	//
 	// The access notices, the informational banner and the advanced portal configuration properties. A
@@ -2508,6 +4245,116 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /portals/{portalId}/users (the `ListMembers` operationId).
 	ListMembersWithResponse(ctx context.Context, portalId PortalId, params *ListMembersParams, reqEditors ...RequestEditorFn) (*ListMembersResponse, error)
+}
+
+type GetRootResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RootResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRootResponse) GetJSON200() *RootResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRootResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetRootResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRootResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRootResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRootResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRootResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetSelfResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MemberResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSelfResponse) GetJSON200() *MemberResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSelfResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetSelfResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSelfResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSelfResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSelfResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSelfResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type GetMemberResponse struct {
@@ -2895,6 +4742,61 @@ func (r DeleteItemsResponse) ContentType() string {
 	return ""
 }
 
+type MoveItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MovedItemResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MoveItemResponse) GetJSON200() *MovedItemResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r MoveItemResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r MoveItemResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r MoveItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MoveItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MoveItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MoveItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type MoveItemsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3115,6 +5017,61 @@ func (r DeleteFolderResponse) ContentType() string {
 	return ""
 }
 
+type MoveItemFromFolderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MovedItemResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MoveItemFromFolderResponse) GetJSON200() *MovedItemResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r MoveItemFromFolderResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r MoveItemFromFolderResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r MoveItemFromFolderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MoveItemFromFolderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MoveItemFromFolderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MoveItemFromFolderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GenerateTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3164,6 +5121,377 @@ func (r GenerateTokenResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GenerateTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetInfoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InfoResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetInfoResponse) GetJSON200() *InfoResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetInfoResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetInfoResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r GetInfoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetInfoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetInfoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetInfoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OauthApprovalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OauthApprovalResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OauthApprovalResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthApprovalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthApprovalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthApprovalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthApprovalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OauthAuthorizeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OauthAuthorizeResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OauthAuthorizeResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthAuthorizeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthAuthorizeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthAuthorizeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthAuthorizeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OauthRevokeTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SuccessOAuthResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OauthRevokeTokenResponse) GetJSON200() *SuccessOAuthResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OauthRevokeTokenResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OauthRevokeTokenResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthRevokeTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthRevokeTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthRevokeTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthRevokeTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthSignInResponse302Headers the declared response headers of an HTTP 302 response for OauthSignIn
+type OauthSignInResponse302Headers struct {
+	Location *string
+}
+
+type OauthSignInResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// Headers302 the parsed response headers for an HTTP 302 response
+	Headers302 *OauthSignInResponse302Headers
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OauthSignInResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OauthSignInResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthSignInResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthSignInResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthSignInResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthSignInResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OauthTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OAuthTokenResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OauthTokenResponse) GetJSON200() *OAuthTokenResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OauthTokenResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OauthTokenResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetPortalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PortalResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPortalResponse) GetJSON200() *PortalResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetPortalResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetPortalResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPortalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPortalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPortalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPortalResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3335,6 +5663,61 @@ func (r GetMemberCategorySchemaResponse) ContentType() string {
 	return ""
 }
 
+type ListRolesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RoleListResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRolesResponse) GetJSON200() *RoleListResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListRolesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ListRolesResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRolesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRolesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRolesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRolesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetSettingsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -3498,6 +5881,46 @@ func (r ListMembersResponse) ContentType() string {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
+}
+
+// GetRootWithResponse The REST API's version
+//
+// The version of the portal's REST API, `currentVersion`, which is not the product's version: each release
+// of the portal answers its own, listed in `x-rest-versions` (release: REST version). From 11.3 on, a
+// self-hosted portal also answers its release as `enterpriseVersion`. A client compares `currentVersion`
+// to tell what a portal can do (the ArcGIS API for Python requires 7.4 for organization settings and 10.1
+// to assign member categories). Answered at `sharing/rest` and `sharing/rest/` alike.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET / (the `GetRoot` operationId).
+func (c *ClientWithResponses) GetRootWithResponse(ctx context.Context, params *GetRootParams, reqEditors ...RequestEditorFn) (*GetRootResponse, error) {
+	rsp, err := c.GetRoot(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRootResponse(rsp)
+}
+
+// GetSelfWithResponse Read the signed-in user
+//
+// The user the token stands for, as `getMember` answers a member with, besides its fields, `id` (stable per
+// user), `roleId` (for a custom role only), `privileges` (the role's) and `created`. Clients read it to
+// learn who they signed in as.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /community/self (the `GetSelf` operationId).
+func (c *ClientWithResponses) GetSelfWithResponse(ctx context.Context, params *GetSelfParams, reqEditors ...RequestEditorFn) (*GetSelfResponse, error) {
+	rsp, err := c.GetSelf(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSelfResponse(rsp)
 }
 
 // GetMemberWithResponse Read a member
@@ -3674,6 +6097,52 @@ func (c *ClientWithResponses) DeleteItemsWithFormdataBodyWithResponse(ctx contex
 	return ParseDeleteItemsResponse(rsp)
 }
 
+// MoveItemWithBodyWithResponse Move one item to a folder
+//
+// Moves one of the user's items to `folder` (a folder id of the user, or `/` for the root; `Root Folder`,
+// as the ArcGIS API for Python sends it, is the root too), under the rules of `moveItems` for one item:
+// an unknown item, or one the user does not own, is error 400 `CONT_0001`; an item already in the
+// destination, error 500 "Item already exists in target folder"; an unknown destination folder, error 400.
+// The item may be in any folder of the user. The answer names the item, its owner and the destination
+// folder (`/` for the root).
+//
+// Who may call it: the user, or in the same organization an `org_admin` or a role holding
+// `portal:admin:updateItems`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /content/users/{userName}/items/{itemId}/move (the `MoveItem` operationId).
+func (c *ClientWithResponses) MoveItemWithBodyWithResponse(ctx context.Context, userName UserName, itemId ItemId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MoveItemResponse, error) {
+	rsp, err := c.MoveItemWithBody(ctx, userName, itemId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMoveItemResponse(rsp)
+}
+
+// MoveItemWithFormdataBodyWithResponse Move one item to a folder
+//
+// Moves one of the user's items to `folder` (a folder id of the user, or `/` for the root; `Root Folder`,
+// as the ArcGIS API for Python sends it, is the root too), under the rules of `moveItems` for one item:
+// an unknown item, or one the user does not own, is error 400 `CONT_0001`; an item already in the
+// destination, error 500 "Item already exists in target folder"; an unknown destination folder, error 400.
+// The item may be in any folder of the user. The answer names the item, its owner and the destination
+// folder (`/` for the root).
+//
+// Who may call it: the user, or in the same organization an `org_admin` or a role holding
+// `portal:admin:updateItems`.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /content/users/{userName}/items/{itemId}/move (the `MoveItem` operationId).
+func (c *ClientWithResponses) MoveItemWithFormdataBodyWithResponse(ctx context.Context, userName UserName, itemId ItemId, body MoveItemFormdataRequestBody, reqEditors ...RequestEditorFn) (*MoveItemResponse, error) {
+	rsp, err := c.MoveItemWithFormdataBody(ctx, userName, itemId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMoveItemResponse(rsp)
+}
+
 // MoveItemsWithBodyWithResponse Move items to a folder
 //
 // Moves a batch of the user's items to `folder` (a folder id of the user, or `/` for the root). Each item is
@@ -3795,6 +6264,38 @@ func (c *ClientWithResponses) DeleteFolderWithFormdataBodyWithResponse(ctx conte
 	return ParseDeleteFolderResponse(rsp)
 }
 
+// MoveItemFromFolderWithBodyWithResponse Move one item, named with its folder, to a folder
+//
+// `moveItem`, with the item's folder in the path, as the ArcGIS API for Python sends it for an item that is
+// not at the root. `folderId` must be a folder of the user; the item may be in any of the user's folders.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /content/users/{userName}/{folderId}/items/{itemId}/move (the `MoveItemFromFolder` operationId).
+func (c *ClientWithResponses) MoveItemFromFolderWithBodyWithResponse(ctx context.Context, userName UserName, folderId FolderId, itemId ItemId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MoveItemFromFolderResponse, error) {
+	rsp, err := c.MoveItemFromFolderWithBody(ctx, userName, folderId, itemId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMoveItemFromFolderResponse(rsp)
+}
+
+// MoveItemFromFolderWithFormdataBodyWithResponse Move one item, named with its folder, to a folder
+//
+// `moveItem`, with the item's folder in the path, as the ArcGIS API for Python sends it for an item that is
+// not at the root. `folderId` must be a folder of the user; the item may be in any of the user's folders.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /content/users/{userName}/{folderId}/items/{itemId}/move (the `MoveItemFromFolder` operationId).
+func (c *ClientWithResponses) MoveItemFromFolderWithFormdataBodyWithResponse(ctx context.Context, userName UserName, folderId FolderId, itemId ItemId, body MoveItemFromFolderFormdataRequestBody, reqEditors ...RequestEditorFn) (*MoveItemFromFolderResponse, error) {
+	rsp, err := c.MoveItemFromFolderWithFormdataBody(ctx, userName, folderId, itemId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMoveItemFromFolderResponse(rsp)
+}
+
 // GenerateTokenWithBodyWithResponse Generate a token
 //
 // Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
@@ -3831,6 +6332,242 @@ func (c *ClientWithResponses) GenerateTokenWithFormdataBodyWithResponse(ctx cont
 		return nil, err
 	}
 	return ParseGenerateTokenResponse(rsp)
+}
+
+// GetInfoWithResponse How to sign in
+//
+// Where the portal lives and how to sign in to it: `owningSystemUrl` is the portal's address and
+// `authInfo.tokenServicesUrl` its `generateToken`, both as the client reached the portal (scheme, host, port
+// and context of the request). Clients read it before they sign in.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /info (the `GetInfo` operationId).
+func (c *ClientWithResponses) GetInfoWithResponse(ctx context.Context, params *GetInfoParams, reqEditors ...RequestEditorFn) (*GetInfoResponse, error) {
+	rsp, err := c.GetInfo(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetInfoResponse(rsp)
+}
+
+// OauthApprovalWithResponse The code of a sign-in without a redirect
+//
+// Where a sign-in whose redirect URI is `urn:ietf:wg:oauth:2.0:oob` lands: a page whose title is
+// `SUCCESS code=<code>`, for a person to copy the code into an application (the ArcGIS API for Python reads
+// it from the title).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /oauth2/approval (the `OauthApproval` operationId).
+func (c *ClientWithResponses) OauthApprovalWithResponse(ctx context.Context, params *OauthApprovalParams, reqEditors ...RequestEditorFn) (*OauthApprovalResponse, error) {
+	rsp, err := c.OauthApproval(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthApprovalResponse(rsp)
+}
+
+// OauthAuthorizeWithResponse The sign-in page (OAuth 2.0 authorization)
+//
+// The start of an OAuth 2.0 sign-in, as the portal implements it: the page a person signs in on, an HTML
+// form posted to `signIn`. The page holds, on the first line of its script, `var oAuthInfo = {...};`, a
+// JSON object whose `oauth_state` names this authorization request (clients that sign in for a person,
+// such as the ArcGIS API for Python, read it), and `messages` after a refused attempt.
+//
+// `client_id` names a registered application (the seed's `apps`, or `pythonapi`, the ArcGIS API for
+// Python's built-in public client, whose redirect URIs are the portal's own origin and
+// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered: the same scheme
+// and host, a path at or under the registered one, and the same port, except that a loopback address
+// (127.0.0.1, ::1, localhost) takes any port (RFC 8252, native apps). `response_type=token` (implicit
+// grant) delivers the token in the redirect's fragment; `response_type=code` (authorization code grant)
+// delivers `?code=`, to exchange with `oauthToken`; `state` is echoed either way. `code_challenge` with
+// `code_challenge_method` `S256` (or `plain`) binds the code to a PKCE verifier. `expiration` is in
+// minutes: the access token's for an implicit grant (default 120, at most 20,160), the refresh token's for
+// a code (default 20,160, at most 129,600; `-1` never expires). An unknown `client_id` or a redirect URI
+// not registered answers an HTML error page ("Invalid client_id", "Invalid redirect_uri") with HTTP 400,
+// and nothing is issued.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /oauth2/authorize (the `OauthAuthorize` operationId).
+func (c *ClientWithResponses) OauthAuthorizeWithResponse(ctx context.Context, params *OauthAuthorizeParams, reqEditors ...RequestEditorFn) (*OauthAuthorizeResponse, error) {
+	rsp, err := c.OauthAuthorize(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthAuthorizeResponse(rsp)
+}
+
+// OauthRevokeTokenWithBodyWithResponse Revoke a token
+//
+// Revokes `auth_token`, a refresh token or an access token the application `client_id` was issued (what
+// ArcGIS REST JS sends when a person signs out). Answers `{"success":true}` for a token that is no longer
+// valid too, as there is nothing left to revoke (RFC 7009); a token issued to another application is
+// refused (`invalid_client`) and stays valid. Also answered at `oauth2/revokeToken/`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth2/revokeToken (the `OauthRevokeToken` operationId).
+func (c *ClientWithResponses) OauthRevokeTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthRevokeTokenResponse, error) {
+	rsp, err := c.OauthRevokeTokenWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthRevokeTokenResponse(rsp)
+}
+
+// OauthRevokeTokenWithFormdataBodyWithResponse Revoke a token
+//
+// Revokes `auth_token`, a refresh token or an access token the application `client_id` was issued (what
+// ArcGIS REST JS sends when a person signs out). Answers `{"success":true}` for a token that is no longer
+// valid too, as there is nothing left to revoke (RFC 7009); a token issued to another application is
+// refused (`invalid_client`) and stays valid. Also answered at `oauth2/revokeToken/`.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth2/revokeToken (the `OauthRevokeToken` operationId).
+func (c *ClientWithResponses) OauthRevokeTokenWithFormdataBodyWithResponse(ctx context.Context, body OauthRevokeTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthRevokeTokenResponse, error) {
+	rsp, err := c.OauthRevokeTokenWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthRevokeTokenResponse(rsp)
+}
+
+// OauthSignInWithBodyWithResponse Sign in on the sign-in page
+//
+// What the sign-in page (`oauthAuthorize`) posts: the authorization request it names (`oauth_state`) and the
+// person's user name and password. Signed in, it redirects (302) to the registered redirect URI: with
+// `#access_token=…&expires_in=…&username=…&ssl=…&state=…` for an implicit grant, `?code=…&state=…` for
+// a code (for `urn:ietf:wg:oauth:2.0:oob`, to the portal's own `oauth2/approval` page). A wrong user name or
+// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
+// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
+// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
+// replaces the authorization request's.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth2/signin (the `OauthSignIn` operationId).
+func (c *ClientWithResponses) OauthSignInWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthSignInResponse, error) {
+	rsp, err := c.OauthSignInWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthSignInResponse(rsp)
+}
+
+// OauthSignInWithFormdataBodyWithResponse Sign in on the sign-in page
+//
+// What the sign-in page (`oauthAuthorize`) posts: the authorization request it names (`oauth_state`) and the
+// person's user name and password. Signed in, it redirects (302) to the registered redirect URI: with
+// `#access_token=…&expires_in=…&username=…&ssl=…&state=…` for an implicit grant, `?code=…&state=…` for
+// a code (for `urn:ietf:wg:oauth:2.0:oob`, to the portal's own `oauth2/approval` page). A wrong user name or
+// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
+// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
+// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
+// replaces the authorization request's.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth2/signin (the `OauthSignIn` operationId).
+func (c *ClientWithResponses) OauthSignInWithFormdataBodyWithResponse(ctx context.Context, body OauthSignInFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthSignInResponse, error) {
+	rsp, err := c.OauthSignInWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthSignInResponse(rsp)
+}
+
+// OauthTokenWithBodyWithResponse Issue an OAuth 2.0 token
+//
+// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+//
+//   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
+//     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
+//     `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
+//     access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
+//     request's `expiration` (`refresh_token_expires_in`).
+//   - `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
+//   - `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
+//     refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
+//   - `client_credentials`: a confidential application's `client_id` and `client_secret`: an application's
+//     token valid `expiration` minutes (default 120, at most 20,160), which acts for no user (it reads what
+//     anonymous callers may, and `portals/self` answers the application's organization).
+//
+// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
+// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
+// and its description in `error_description` and `message`. Nothing is issued then.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth2/token (the `OauthToken` operationId).
+func (c *ClientWithResponses) OauthTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthTokenResponse, error) {
+	rsp, err := c.OauthTokenWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthTokenResponse(rsp)
+}
+
+// OauthTokenWithFormdataBodyWithResponse Issue an OAuth 2.0 token
+//
+// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+//
+//   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
+//     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
+//     `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
+//     access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
+//     request's `expiration` (`refresh_token_expires_in`).
+//   - `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
+//   - `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
+//     refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
+//   - `client_credentials`: a confidential application's `client_id` and `client_secret`: an application's
+//     token valid `expiration` minutes (default 120, at most 20,160), which acts for no user (it reads what
+//     anonymous callers may, and `portals/self` answers the application's organization).
+//
+// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
+// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
+// and its description in `error_description` and `message`. Nothing is issued then.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /oauth2/token (the `OauthToken` operationId).
+func (c *ClientWithResponses) OauthTokenWithFormdataBodyWithResponse(ctx context.Context, body OauthTokenFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthTokenResponse, error) {
+	rsp, err := c.OauthTokenWithFormdataBody(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthTokenResponse(rsp)
+}
+
+// GetPortalWithResponse Read the portal (the organization)
+//
+// The organization as the portal resource describes it: `id`, `name`, `portalName` (`ArcGIS Enterprise`, or
+// `ArcGIS Online` for the hosted deployment), `isPortal` (true when self-hosted), `portalMode`
+// (`singletenant` or `multitenant`), `currentVersion` (the REST API's, as `getRoot` answers it), `allSSL`
+// (true when the request came over HTTPS), `portalHostname` (the host and context the request came to),
+// `urlKey` and `customBaseUrl` (hosted only), `supportsOAuth`, and, for members of the organization,
+// `hasMemberCategorySchema` and `user`, the caller (as `getSelf` answers it).
+//
+// `self` is the caller's organization; anonymously, the portal's default organization (the first of its
+// seed), without the members' fields; with an application's token (`client_credentials`), the
+// application's organization with `appInfo`. By id, members of the organization see its member view and
+// others its anonymous view.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /portals/{portalId} (the `GetPortal` operationId).
+func (c *ClientWithResponses) GetPortalWithResponse(ctx context.Context, portalId PortalId, params *GetPortalParams, reqEditors ...RequestEditorFn) (*GetPortalResponse, error) {
+	rsp, err := c.GetPortal(ctx, portalId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPortalResponse(rsp)
 }
 
 // AssignMemberCategorySchemaWithBodyWithResponse Assign the member category schema
@@ -3940,6 +6677,26 @@ func (c *ClientWithResponses) GetMemberCategorySchemaWithResponse(ctx context.Co
 	return ParseGetMemberCategorySchemaResponse(rsp)
 }
 
+// ListRolesWithResponse List the organization's custom roles
+//
+// The organization's custom roles, paged: each `id`, `name` and `description`. The built-in roles
+// (`org_admin`, `org_publisher`, `org_user`) are not listed. A member's `roleId` names one of these. Who may
+// call it: any member of the organization.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+// ArcGIS API for Python sends it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /portals/{portalId}/roles (the `ListRoles` operationId).
+func (c *ClientWithResponses) ListRolesWithResponse(ctx context.Context, portalId PortalId, params *ListRolesParams, reqEditors ...RequestEditorFn) (*ListRolesResponse, error) {
+	rsp, err := c.ListRoles(ctx, portalId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRolesResponse(rsp)
+}
+
 // GetSettingsWithResponse Read organization settings
 //
 // The access notices, the informational banner and the advanced portal configuration properties. A
@@ -4029,6 +6786,86 @@ func (c *ClientWithResponses) ListMembersWithResponse(ctx context.Context, porta
 		return nil, err
 	}
 	return ParseListMembersResponse(rsp)
+}
+
+// ParseGetRootResponse parses an HTTP response from a GetRootWithResponse call
+func ParseGetRootResponse(rsp *http.Response) (*GetRootResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRootResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RootResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetSelfResponse parses an HTTP response from a GetSelfWithResponse call
+func ParseGetSelfResponse(rsp *http.Response) (*GetSelfResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSelfResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MemberResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseGetMemberResponse parses an HTTP response from a GetMemberWithResponse call
@@ -4311,6 +7148,46 @@ func ParseDeleteItemsResponse(rsp *http.Response) (*DeleteItemsResponse, error) 
 	return response, nil
 }
 
+// ParseMoveItemResponse parses an HTTP response from a MoveItemWithResponse call
+func ParseMoveItemResponse(rsp *http.Response) (*MoveItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MoveItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MovedItemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseMoveItemsResponse parses an HTTP response from a MoveItemsWithResponse call
 func ParseMoveItemsResponse(rsp *http.Response) (*MoveItemsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4471,6 +7348,46 @@ func ParseDeleteFolderResponse(rsp *http.Response) (*DeleteFolderResponse, error
 	return response, nil
 }
 
+// ParseMoveItemFromFolderResponse parses an HTTP response from a MoveItemFromFolderWithResponse call
+func ParseMoveItemFromFolderResponse(rsp *http.Response) (*MoveItemFromFolderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MoveItemFromFolderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MovedItemResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGenerateTokenResponse parses an HTTP response from a GenerateTokenWithResponse call
 func ParseGenerateTokenResponse(rsp *http.Response) (*GenerateTokenResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4487,6 +7404,281 @@ func ParseGenerateTokenResponse(rsp *http.Response) (*GenerateTokenResponse, err
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest TokenResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetInfoResponse parses an HTTP response from a GetInfoWithResponse call
+func ParseGetInfoResponse(rsp *http.Response) (*GetInfoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetInfoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InfoResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseOauthApprovalResponse parses an HTTP response from a OauthApprovalWithResponse call
+func ParseOauthApprovalResponse(rsp *http.Response) (*OauthApprovalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthApprovalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseOauthAuthorizeResponse parses an HTTP response from a OauthAuthorizeWithResponse call
+func ParseOauthAuthorizeResponse(rsp *http.Response) (*OauthAuthorizeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthAuthorizeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseOauthRevokeTokenResponse parses an HTTP response from a OauthRevokeTokenWithResponse call
+func ParseOauthRevokeTokenResponse(rsp *http.Response) (*OauthRevokeTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthRevokeTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SuccessOAuthResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseOauthSignInResponse parses an HTTP response from a OauthSignInWithResponse call
+func ParseOauthSignInResponse(rsp *http.Response) (*OauthSignInResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthSignInResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 302:
+		var headers OauthSignInResponse302Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers302 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOauthTokenResponse parses an HTTP response from a OauthTokenWithResponse call
+func ParseOauthTokenResponse(rsp *http.Response) (*OauthTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OAuthTokenResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetPortalResponse parses an HTTP response from a GetPortalWithResponse call
+func ParseGetPortalResponse(rsp *http.Response) (*GetPortalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPortalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PortalResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4607,6 +7799,46 @@ func ParseGetMemberCategorySchemaResponse(rsp *http.Response) (*GetMemberCategor
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest MemberCategorySchemaResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListRolesResponse parses an HTTP response from a ListRolesWithResponse call
+func ParseListRolesResponse(rsp *http.Response) (*ListRolesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRolesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RoleListResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -16,6 +17,12 @@ import (
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// GetRoot The REST API's version
+	// (GET /)
+	GetRoot(ctx echo.Context, params GetRootParams) error
+	// GetSelf Read the signed-in user
+	// (GET /community/self)
+	GetSelf(ctx echo.Context, params GetSelfParams) error
 	// GetMember Read a member
 	// (GET /community/users/{userName})
 	GetMember(ctx echo.Context, userName UserName, params GetMemberParams) error
@@ -37,6 +44,9 @@ type ServerInterface interface {
 	// DeleteItems Delete items
 	// (POST /content/users/{userName}/deleteItems)
 	DeleteItems(ctx echo.Context, userName UserName) error
+	// MoveItem Move one item to a folder
+	// (POST /content/users/{userName}/items/{itemId}/move)
+	MoveItem(ctx echo.Context, userName UserName, itemId ItemId) error
 	// MoveItems Move items to a folder
 	// (POST /content/users/{userName}/moveItems)
 	MoveItems(ctx echo.Context, userName UserName) error
@@ -49,9 +59,33 @@ type ServerInterface interface {
 	// DeleteFolder Delete a folder
 	// (POST /content/users/{userName}/{folderId}/delete)
 	DeleteFolder(ctx echo.Context, userName UserName, folderId FolderId) error
+	// MoveItemFromFolder Move one item, named with its folder, to a folder
+	// (POST /content/users/{userName}/{folderId}/items/{itemId}/move)
+	MoveItemFromFolder(ctx echo.Context, userName UserName, folderId FolderId, itemId ItemId) error
 	// GenerateToken Generate a token
 	// (POST /generateToken)
 	GenerateToken(ctx echo.Context) error
+	// GetInfo How to sign in
+	// (GET /info)
+	GetInfo(ctx echo.Context, params GetInfoParams) error
+	// OauthApproval The code of a sign-in without a redirect
+	// (GET /oauth2/approval)
+	OauthApproval(ctx echo.Context, params OauthApprovalParams) error
+	// OauthAuthorize The sign-in page (OAuth 2.0 authorization)
+	// (GET /oauth2/authorize)
+	OauthAuthorize(ctx echo.Context, params OauthAuthorizeParams) error
+	// OauthRevokeToken Revoke a token
+	// (POST /oauth2/revokeToken)
+	OauthRevokeToken(ctx echo.Context) error
+	// OauthSignIn Sign in on the sign-in page
+	// (POST /oauth2/signin)
+	OauthSignIn(ctx echo.Context) error
+	// OauthToken Issue an OAuth 2.0 token
+	// (POST /oauth2/token)
+	OauthToken(ctx echo.Context) error
+	// GetPortal Read the portal (the organization)
+	// (GET /portals/{portalId})
+	GetPortal(ctx echo.Context, portalId PortalId, params GetPortalParams) error
 	// AssignMemberCategorySchema Assign the member category schema
 	// (POST /portals/{portalId}/assignMemberCategorySchema)
 	AssignMemberCategorySchema(ctx echo.Context, portalId PortalId) error
@@ -61,6 +95,9 @@ type ServerInterface interface {
 	// GetMemberCategorySchema Read the member category schema
 	// (GET /portals/{portalId}/memberCategorySchema)
 	GetMemberCategorySchema(ctx echo.Context, portalId PortalId, params GetMemberCategorySchemaParams) error
+	// ListRoles List the organization's custom roles
+	// (GET /portals/{portalId}/roles)
+	ListRoles(ctx echo.Context, portalId PortalId, params ListRolesParams) error
 	// GetSettings Read organization settings
 	// (GET /portals/{portalId}/settings)
 	GetSettings(ctx echo.Context, portalId PortalId, params GetSettingsParams) error
@@ -75,6 +112,42 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// GetRoot converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRoot(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetRootParams
+	// ------------- Optional query parameter "f" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "f", ctx.QueryParams(), &params.F, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter f: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRoot(ctx, params)
+	return err
+}
+
+// GetSelf converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSelf(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSelfParams
+	// ------------- Optional query parameter "f" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "f", ctx.QueryParams(), &params.F, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter f: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSelf(ctx, params)
+	return err
 }
 
 // GetMember converts echo context to params.
@@ -230,6 +303,30 @@ func (w *ServerInterfaceWrapper) DeleteItems(ctx echo.Context) error {
 	return err
 }
 
+// MoveItem converts echo context to params.
+func (w *ServerInterfaceWrapper) MoveItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "userName" -------------
+	var userName UserName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "userName", ctx.Param("userName"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter userName: %s", err))
+	}
+
+	// ------------- Path parameter "itemId" -------------
+	var itemId ItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "itemId", ctx.Param("itemId"), &itemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MoveItem(ctx, userName, itemId)
+	return err
+}
+
 // MoveItems converts echo context to params.
 func (w *ServerInterfaceWrapper) MoveItems(ctx echo.Context) error {
 	var err error
@@ -341,12 +438,234 @@ func (w *ServerInterfaceWrapper) DeleteFolder(ctx echo.Context) error {
 	return err
 }
 
+// MoveItemFromFolder converts echo context to params.
+func (w *ServerInterfaceWrapper) MoveItemFromFolder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "userName" -------------
+	var userName UserName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "userName", ctx.Param("userName"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter userName: %s", err))
+	}
+
+	// ------------- Path parameter "folderId" -------------
+	var folderId FolderId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "folderId", ctx.Param("folderId"), &folderId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter folderId: %s", err))
+	}
+
+	// ------------- Path parameter "itemId" -------------
+	var itemId ItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "itemId", ctx.Param("itemId"), &itemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MoveItemFromFolder(ctx, userName, folderId, itemId)
+	return err
+}
+
 // GenerateToken converts echo context to params.
 func (w *ServerInterfaceWrapper) GenerateToken(ctx echo.Context) error {
 	var err error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GenerateToken(ctx)
+	return err
+}
+
+// GetInfo converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInfo(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetInfoParams
+	// ------------- Optional query parameter "f" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "f", ctx.QueryParams(), &params.F, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter f: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInfo(ctx, params)
+	return err
+}
+
+// OauthApproval converts echo context to params.
+func (w *ServerInterfaceWrapper) OauthApproval(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OauthApprovalParams
+	// ------------- Required query parameter "code" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "code", ctx.QueryParams(), &params.Code, runtime.BindQueryParameterOptions{Type: "string", Format: "password"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// ------------- Optional query parameter "state" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "state", ctx.QueryParams(), &params.State, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter state: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.OauthApproval(ctx, params)
+	return err
+}
+
+// OauthAuthorize converts echo context to params.
+func (w *ServerInterfaceWrapper) OauthAuthorize(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params OauthAuthorizeParams
+	// ------------- Required query parameter "client_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "client_id", ctx.QueryParams(), &params.ClientId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter client_id: %s", err))
+	}
+
+	// ------------- Required query parameter "response_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "response_type", ctx.QueryParams(), &params.ResponseType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter response_type: %s", err))
+	}
+
+	// ------------- Required query parameter "redirect_uri" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "redirect_uri", ctx.QueryParams(), &params.RedirectUri, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter redirect_uri: %s", err))
+	}
+
+	// ------------- Optional query parameter "state" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "state", ctx.QueryParams(), &params.State, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter state: %s", err))
+	}
+
+	// ------------- Optional query parameter "expiration" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expiration", ctx.QueryParams(), &params.Expiration, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expiration: %s", err))
+	}
+
+	// ------------- Optional query parameter "code_challenge" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "code_challenge", ctx.QueryParams(), &params.CodeChallenge, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code_challenge: %s", err))
+	}
+
+	// ------------- Optional query parameter "code_challenge_method" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "code_challenge_method", ctx.QueryParams(), &params.CodeChallengeMethod, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code_challenge_method: %s", err))
+	}
+
+	// ------------- Optional query parameter "locale" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "locale", ctx.QueryParams(), &params.Locale, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter locale: %s", err))
+	}
+
+	// ------------- Optional query parameter "style" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "style", ctx.QueryParams(), &params.Style, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter style: %s", err))
+	}
+
+	// ------------- Optional query parameter "display" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "display", ctx.QueryParams(), &params.Display, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter display: %s", err))
+	}
+
+	// ------------- Optional query parameter "persist" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "persist", ctx.QueryParams(), &params.Persist, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter persist: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_verification" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_verification", ctx.QueryParams(), &params.AllowVerification, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_verification: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.OauthAuthorize(ctx, params)
+	return err
+}
+
+// OauthRevokeToken converts echo context to params.
+func (w *ServerInterfaceWrapper) OauthRevokeToken(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.OauthRevokeToken(ctx)
+	return err
+}
+
+// OauthSignIn converts echo context to params.
+func (w *ServerInterfaceWrapper) OauthSignIn(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.OauthSignIn(ctx)
+	return err
+}
+
+// OauthToken converts echo context to params.
+func (w *ServerInterfaceWrapper) OauthToken(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.OauthToken(ctx)
+	return err
+}
+
+// GetPortal converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPortal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "portalId" -------------
+	var portalId PortalId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "portalId", ctx.Param("portalId"), &portalId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter portalId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetPortalParams
+	// ------------- Optional query parameter "f" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "f", ctx.QueryParams(), &params.F, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter f: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPortal(ctx, portalId, params)
 	return err
 }
 
@@ -404,6 +723,45 @@ func (w *ServerInterfaceWrapper) GetMemberCategorySchema(ctx echo.Context) error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetMemberCategorySchema(ctx, portalId, params)
+	return err
+}
+
+// ListRoles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRoles(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "portalId" -------------
+	var portalId PortalId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "portalId", ctx.Param("portalId"), &portalId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter portalId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRolesParams
+	// ------------- Optional query parameter "start" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "start", ctx.QueryParams(), &params.Start, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter start: %s", err))
+	}
+
+	// ------------- Optional query parameter "num" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "num", ctx.QueryParams(), &params.Num, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter num: %s", err))
+	}
+
+	// ------------- Optional query parameter "f" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "f", ctx.QueryParams(), &params.F, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter f: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRoles(ctx, portalId, params)
 	return err
 }
 
@@ -559,12 +917,124 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/content/users/:userName/:folderId/addItem", wrapper.AddItemToFolder, options.OperationMiddlewares["addItemToFolder"]...)
 	router.POST(options.BaseURL+"/content/users/:userName/deleteItems", wrapper.DeleteItems, options.OperationMiddlewares["deleteItems"]...)
 	router.POST(options.BaseURL+"/generateToken", wrapper.GenerateToken, options.OperationMiddlewares["generateToken"]...)
+	router.GET(options.BaseURL+"/", wrapper.GetRoot, options.OperationMiddlewares["getRoot"]...)
+	router.GET(options.BaseURL+"/info", wrapper.GetInfo, options.OperationMiddlewares["getInfo"]...)
+	router.GET(options.BaseURL+"/portals/:portalId", wrapper.GetPortal, options.OperationMiddlewares["getPortal"]...)
+	router.GET(options.BaseURL+"/portals/:portalId/roles", wrapper.ListRoles, options.OperationMiddlewares["listRoles"]...)
+	router.GET(options.BaseURL+"/community/self", wrapper.GetSelf, options.OperationMiddlewares["getSelf"]...)
+	router.POST(options.BaseURL+"/content/users/:userName/items/:itemId/move", wrapper.MoveItem, options.OperationMiddlewares["moveItem"]...)
+	router.POST(options.BaseURL+"/content/users/:userName/:folderId/items/:itemId/move", wrapper.MoveItemFromFolder, options.OperationMiddlewares["moveItemFromFolder"]...)
+	router.GET(options.BaseURL+"/oauth2/authorize", wrapper.OauthAuthorize, options.OperationMiddlewares["oauthAuthorize"]...)
+	router.POST(options.BaseURL+"/oauth2/signin", wrapper.OauthSignIn, options.OperationMiddlewares["oauthSignIn"]...)
+	router.GET(options.BaseURL+"/oauth2/approval", wrapper.OauthApproval, options.OperationMiddlewares["oauthApproval"]...)
+	router.POST(options.BaseURL+"/oauth2/token", wrapper.OauthToken, options.OperationMiddlewares["oauthToken"]...)
+	router.POST(options.BaseURL+"/oauth2/revokeToken", wrapper.OauthRevokeToken, options.OperationMiddlewares["oauthRevokeToken"]...)
 
 }
 
 type NotFoundJSONResponse ErrorResponse
 
 type PayloadTooLargeJSONResponse ErrorResponse
+
+type GetRootRequestObject struct {
+	Params GetRootParams
+}
+
+type GetRootResponseObject interface {
+	VisitGetRootResponse(w http.ResponseWriter) error
+}
+
+type GetRoot200JSONResponse RootResponse
+
+func (response GetRoot200JSONResponse) VisitGetRootResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoot404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRoot404JSONResponse) VisitGetRootResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRoot413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetRoot413JSONResponse) VisitGetRootResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSelfRequestObject struct {
+	Params GetSelfParams
+}
+
+type GetSelfResponseObject interface {
+	VisitGetSelfResponse(w http.ResponseWriter) error
+}
+
+type GetSelf200JSONResponse MemberResponse
+
+func (response GetSelf200JSONResponse) VisitGetSelfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSelf404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSelf404JSONResponse) VisitGetSelfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSelf413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetSelf413JSONResponse) VisitGetSelfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type GetMemberRequestObject struct {
 	UserName UserName `json:"userName"`
@@ -923,6 +1393,58 @@ func (response DeleteItems413JSONResponse) VisitDeleteItemsResponse(w http.Respo
 	return err
 }
 
+type MoveItemRequestObject struct {
+	UserName UserName `json:"userName"`
+	ItemId   ItemId   `json:"itemId"`
+	Body     *MoveItemFormdataRequestBody
+}
+
+type MoveItemResponseObject interface {
+	VisitMoveItemResponse(w http.ResponseWriter) error
+}
+
+type MoveItem200JSONResponse MovedItemResponse
+
+func (response MoveItem200JSONResponse) VisitMoveItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MoveItem404JSONResponse) VisitMoveItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MoveItem413JSONResponse) VisitMoveItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MoveItemsRequestObject struct {
 	UserName UserName `json:"userName"`
 	Body     *MoveItemsFormdataRequestBody
@@ -1130,6 +1652,59 @@ func (response DeleteFolder413JSONResponse) VisitDeleteFolderResponse(w http.Res
 	return err
 }
 
+type MoveItemFromFolderRequestObject struct {
+	UserName UserName `json:"userName"`
+	FolderId FolderId `json:"folderId"`
+	ItemId   ItemId   `json:"itemId"`
+	Body     *MoveItemFromFolderFormdataRequestBody
+}
+
+type MoveItemFromFolderResponseObject interface {
+	VisitMoveItemFromFolderResponse(w http.ResponseWriter) error
+}
+
+type MoveItemFromFolder200JSONResponse MovedItemResponse
+
+func (response MoveItemFromFolder200JSONResponse) VisitMoveItemFromFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveItemFromFolder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MoveItemFromFolder404JSONResponse) VisitMoveItemFromFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveItemFromFolder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MoveItemFromFolder413JSONResponse) VisitMoveItemFromFolderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GenerateTokenRequestObject struct {
 	Body *GenerateTokenFormdataRequestBody
 }
@@ -1169,6 +1744,451 @@ func (response GenerateToken404JSONResponse) VisitGenerateTokenResponse(w http.R
 type GenerateToken413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response GenerateToken413JSONResponse) VisitGenerateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInfoRequestObject struct {
+	Params GetInfoParams
+}
+
+type GetInfoResponseObject interface {
+	VisitGetInfoResponse(w http.ResponseWriter) error
+}
+
+type GetInfo200JSONResponse InfoResponse
+
+func (response GetInfo200JSONResponse) VisitGetInfoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInfo404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInfo404JSONResponse) VisitGetInfoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInfo413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetInfo413JSONResponse) VisitGetInfoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthApprovalRequestObject struct {
+	Params OauthApprovalParams
+}
+
+type OauthApprovalResponseObject interface {
+	VisitOauthApprovalResponse(w http.ResponseWriter) error
+}
+
+type OauthApproval200TexthtmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response OauthApproval200TexthtmlResponse) VisitOauthApprovalResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OauthApproval400TexthtmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response OauthApproval400TexthtmlResponse) VisitOauthApprovalResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(400)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OauthApproval404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response OauthApproval404JSONResponse) VisitOauthApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthApproval413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response OauthApproval413JSONResponse) VisitOauthApprovalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthAuthorizeRequestObject struct {
+	Params OauthAuthorizeParams
+}
+
+type OauthAuthorizeResponseObject interface {
+	VisitOauthAuthorizeResponse(w http.ResponseWriter) error
+}
+
+type OauthAuthorize200TexthtmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response OauthAuthorize200TexthtmlResponse) VisitOauthAuthorizeResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OauthAuthorize400TexthtmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response OauthAuthorize400TexthtmlResponse) VisitOauthAuthorizeResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(400)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OauthAuthorize404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response OauthAuthorize404JSONResponse) VisitOauthAuthorizeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthAuthorize413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response OauthAuthorize413JSONResponse) VisitOauthAuthorizeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthRevokeTokenRequestObject struct {
+	Body *OauthRevokeTokenFormdataRequestBody
+}
+
+type OauthRevokeTokenResponseObject interface {
+	VisitOauthRevokeTokenResponse(w http.ResponseWriter) error
+}
+
+type OauthRevokeToken200JSONResponse SuccessOAuthResponse
+
+func (response OauthRevokeToken200JSONResponse) VisitOauthRevokeTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthRevokeToken404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response OauthRevokeToken404JSONResponse) VisitOauthRevokeTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthRevokeToken413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response OauthRevokeToken413JSONResponse) VisitOauthRevokeTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthSignInRequestObject struct {
+	Body *OauthSignInFormdataRequestBody
+}
+
+type OauthSignInResponseObject interface {
+	VisitOauthSignInResponse(w http.ResponseWriter) error
+}
+
+type OauthSignIn200TexthtmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response OauthSignIn200TexthtmlResponse) VisitOauthSignInResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OauthSignIn302ResponseHeaders struct {
+	Location *string
+}
+
+type OauthSignIn302Response struct {
+	Headers OauthSignIn302ResponseHeaders
+}
+
+func (response OauthSignIn302Response) VisitOauthSignInResponse(w http.ResponseWriter) error {
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(302)
+	return nil
+}
+
+type OauthSignIn400TexthtmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response OauthSignIn400TexthtmlResponse) VisitOauthSignInResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(400)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type OauthSignIn404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response OauthSignIn404JSONResponse) VisitOauthSignInResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthSignIn413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response OauthSignIn413JSONResponse) VisitOauthSignInResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthTokenRequestObject struct {
+	Body *OauthTokenFormdataRequestBody
+}
+
+type OauthTokenResponseObject interface {
+	VisitOauthTokenResponse(w http.ResponseWriter) error
+}
+
+type OauthToken200JSONResponse OAuthTokenResponse
+
+func (response OauthToken200JSONResponse) VisitOauthTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthToken404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response OauthToken404JSONResponse) VisitOauthTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OauthToken413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response OauthToken413JSONResponse) VisitOauthTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPortalRequestObject struct {
+	PortalId PortalId `json:"portalId"`
+	Params   GetPortalParams
+}
+
+type GetPortalResponseObject interface {
+	VisitGetPortalResponse(w http.ResponseWriter) error
+}
+
+type GetPortal200JSONResponse PortalResponse
+
+func (response GetPortal200JSONResponse) VisitGetPortalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPortal404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPortal404JSONResponse) VisitGetPortalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPortal413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetPortal413JSONResponse) VisitGetPortalResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -1341,6 +2361,57 @@ func (response GetMemberCategorySchema413JSONResponse) VisitGetMemberCategorySch
 	return err
 }
 
+type ListRolesRequestObject struct {
+	PortalId PortalId `json:"portalId"`
+	Params   ListRolesParams
+}
+
+type ListRolesResponseObject interface {
+	VisitListRolesResponse(w http.ResponseWriter) error
+}
+
+type ListRoles200JSONResponse RoleListResponse
+
+func (response ListRoles200JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoles404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListRoles404JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRoles413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ListRoles413JSONResponse) VisitListRolesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSettingsRequestObject struct {
 	PortalId PortalId `json:"portalId"`
 	Params   GetSettingsParams
@@ -1496,6 +2567,12 @@ func (response ListMembers413JSONResponse) VisitListMembersResponse(w http.Respo
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// GetRoot The REST API's version
+	// (GET /)
+	GetRoot(ctx context.Context, request GetRootRequestObject) (GetRootResponseObject, error)
+	// GetSelf Read the signed-in user
+	// (GET /community/self)
+	GetSelf(ctx context.Context, request GetSelfRequestObject) (GetSelfResponseObject, error)
 	// GetMember Read a member
 	// (GET /community/users/{userName})
 	GetMember(ctx context.Context, request GetMemberRequestObject) (GetMemberResponseObject, error)
@@ -1517,6 +2594,9 @@ type StrictServerInterface interface {
 	// DeleteItems Delete items
 	// (POST /content/users/{userName}/deleteItems)
 	DeleteItems(ctx context.Context, request DeleteItemsRequestObject) (DeleteItemsResponseObject, error)
+	// MoveItem Move one item to a folder
+	// (POST /content/users/{userName}/items/{itemId}/move)
+	MoveItem(ctx context.Context, request MoveItemRequestObject) (MoveItemResponseObject, error)
 	// MoveItems Move items to a folder
 	// (POST /content/users/{userName}/moveItems)
 	MoveItems(ctx context.Context, request MoveItemsRequestObject) (MoveItemsResponseObject, error)
@@ -1529,9 +2609,33 @@ type StrictServerInterface interface {
 	// DeleteFolder Delete a folder
 	// (POST /content/users/{userName}/{folderId}/delete)
 	DeleteFolder(ctx context.Context, request DeleteFolderRequestObject) (DeleteFolderResponseObject, error)
+	// MoveItemFromFolder Move one item, named with its folder, to a folder
+	// (POST /content/users/{userName}/{folderId}/items/{itemId}/move)
+	MoveItemFromFolder(ctx context.Context, request MoveItemFromFolderRequestObject) (MoveItemFromFolderResponseObject, error)
 	// GenerateToken Generate a token
 	// (POST /generateToken)
 	GenerateToken(ctx context.Context, request GenerateTokenRequestObject) (GenerateTokenResponseObject, error)
+	// GetInfo How to sign in
+	// (GET /info)
+	GetInfo(ctx context.Context, request GetInfoRequestObject) (GetInfoResponseObject, error)
+	// OauthApproval The code of a sign-in without a redirect
+	// (GET /oauth2/approval)
+	OauthApproval(ctx context.Context, request OauthApprovalRequestObject) (OauthApprovalResponseObject, error)
+	// OauthAuthorize The sign-in page (OAuth 2.0 authorization)
+	// (GET /oauth2/authorize)
+	OauthAuthorize(ctx context.Context, request OauthAuthorizeRequestObject) (OauthAuthorizeResponseObject, error)
+	// OauthRevokeToken Revoke a token
+	// (POST /oauth2/revokeToken)
+	OauthRevokeToken(ctx context.Context, request OauthRevokeTokenRequestObject) (OauthRevokeTokenResponseObject, error)
+	// OauthSignIn Sign in on the sign-in page
+	// (POST /oauth2/signin)
+	OauthSignIn(ctx context.Context, request OauthSignInRequestObject) (OauthSignInResponseObject, error)
+	// OauthToken Issue an OAuth 2.0 token
+	// (POST /oauth2/token)
+	OauthToken(ctx context.Context, request OauthTokenRequestObject) (OauthTokenResponseObject, error)
+	// GetPortal Read the portal (the organization)
+	// (GET /portals/{portalId})
+	GetPortal(ctx context.Context, request GetPortalRequestObject) (GetPortalResponseObject, error)
 	// AssignMemberCategorySchema Assign the member category schema
 	// (POST /portals/{portalId}/assignMemberCategorySchema)
 	AssignMemberCategorySchema(ctx context.Context, request AssignMemberCategorySchemaRequestObject) (AssignMemberCategorySchemaResponseObject, error)
@@ -1541,6 +2645,9 @@ type StrictServerInterface interface {
 	// GetMemberCategorySchema Read the member category schema
 	// (GET /portals/{portalId}/memberCategorySchema)
 	GetMemberCategorySchema(ctx context.Context, request GetMemberCategorySchemaRequestObject) (GetMemberCategorySchemaResponseObject, error)
+	// ListRoles List the organization's custom roles
+	// (GET /portals/{portalId}/roles)
+	ListRoles(ctx context.Context, request ListRolesRequestObject) (ListRolesResponseObject, error)
 	// GetSettings Read organization settings
 	// (GET /portals/{portalId}/settings)
 	GetSettings(ctx context.Context, request GetSettingsRequestObject) (GetSettingsResponseObject, error)
@@ -1562,6 +2669,56 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// GetRoot operation middleware
+func (sh *strictHandler) GetRoot(ctx echo.Context, params GetRootParams) error {
+	var request GetRootRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRoot(ctx.Request().Context(), request.(GetRootRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRoot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRootResponseObject); ok {
+		return validResponse.VisitGetRootResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSelf operation middleware
+func (sh *strictHandler) GetSelf(ctx echo.Context, params GetSelfParams) error {
+	var request GetSelfRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSelf(ctx.Request().Context(), request.(GetSelfRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSelf")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSelfResponseObject); ok {
+		return validResponse.VisitGetSelfResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // GetMember operation middleware
@@ -1782,6 +2939,42 @@ func (sh *strictHandler) DeleteItems(ctx echo.Context, userName UserName) error 
 	return nil
 }
 
+// MoveItem operation middleware
+func (sh *strictHandler) MoveItem(ctx echo.Context, userName UserName, itemId ItemId) error {
+	var request MoveItemRequestObject
+
+	request.UserName = userName
+	request.ItemId = itemId
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body MoveItemFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MoveItem(ctx.Request().Context(), request.(MoveItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MoveItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MoveItemResponseObject); ok {
+		return validResponse.VisitMoveItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // MoveItems operation middleware
 func (sh *strictHandler) MoveItems(ctx echo.Context, userName UserName) error {
 	var request MoveItemsRequestObject
@@ -1916,6 +3109,43 @@ func (sh *strictHandler) DeleteFolder(ctx echo.Context, userName UserName, folde
 	return nil
 }
 
+// MoveItemFromFolder operation middleware
+func (sh *strictHandler) MoveItemFromFolder(ctx echo.Context, userName UserName, folderId FolderId, itemId ItemId) error {
+	var request MoveItemFromFolderRequestObject
+
+	request.UserName = userName
+	request.FolderId = folderId
+	request.ItemId = itemId
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body MoveItemFromFolderFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MoveItemFromFolder(ctx.Request().Context(), request.(MoveItemFromFolderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MoveItemFromFolder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MoveItemFromFolderResponseObject); ok {
+		return validResponse.VisitMoveItemFromFolderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GenerateToken operation middleware
 func (sh *strictHandler) GenerateToken(ctx echo.Context) error {
 	var request GenerateTokenRequestObject
@@ -1943,6 +3173,206 @@ func (sh *strictHandler) GenerateToken(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GenerateTokenResponseObject); ok {
 		return validResponse.VisitGenerateTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInfo operation middleware
+func (sh *strictHandler) GetInfo(ctx echo.Context, params GetInfoParams) error {
+	var request GetInfoRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInfo(ctx.Request().Context(), request.(GetInfoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInfo")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInfoResponseObject); ok {
+		return validResponse.VisitGetInfoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// OauthApproval operation middleware
+func (sh *strictHandler) OauthApproval(ctx echo.Context, params OauthApprovalParams) error {
+	var request OauthApprovalRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.OauthApproval(ctx.Request().Context(), request.(OauthApprovalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OauthApproval")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(OauthApprovalResponseObject); ok {
+		return validResponse.VisitOauthApprovalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// OauthAuthorize operation middleware
+func (sh *strictHandler) OauthAuthorize(ctx echo.Context, params OauthAuthorizeParams) error {
+	var request OauthAuthorizeRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.OauthAuthorize(ctx.Request().Context(), request.(OauthAuthorizeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OauthAuthorize")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(OauthAuthorizeResponseObject); ok {
+		return validResponse.VisitOauthAuthorizeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// OauthRevokeToken operation middleware
+func (sh *strictHandler) OauthRevokeToken(ctx echo.Context) error {
+	var request OauthRevokeTokenRequestObject
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body OauthRevokeTokenFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.OauthRevokeToken(ctx.Request().Context(), request.(OauthRevokeTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OauthRevokeToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(OauthRevokeTokenResponseObject); ok {
+		return validResponse.VisitOauthRevokeTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// OauthSignIn operation middleware
+func (sh *strictHandler) OauthSignIn(ctx echo.Context) error {
+	var request OauthSignInRequestObject
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body OauthSignInFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.OauthSignIn(ctx.Request().Context(), request.(OauthSignInRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OauthSignIn")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(OauthSignInResponseObject); ok {
+		return validResponse.VisitOauthSignInResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// OauthToken operation middleware
+func (sh *strictHandler) OauthToken(ctx echo.Context) error {
+	var request OauthTokenRequestObject
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body OauthTokenFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.OauthToken(ctx.Request().Context(), request.(OauthTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OauthToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(OauthTokenResponseObject); ok {
+		return validResponse.VisitOauthTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPortal operation middleware
+func (sh *strictHandler) GetPortal(ctx echo.Context, portalId PortalId, params GetPortalParams) error {
+	var request GetPortalRequestObject
+
+	request.PortalId = portalId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPortal(ctx.Request().Context(), request.(GetPortalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPortal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPortalResponseObject); ok {
+		return validResponse.VisitGetPortalResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -2039,6 +3469,32 @@ func (sh *strictHandler) GetMemberCategorySchema(ctx echo.Context, portalId Port
 		return err
 	} else if validResponse, ok := response.(GetMemberCategorySchemaResponseObject); ok {
 		return validResponse.VisitGetMemberCategorySchemaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRoles operation middleware
+func (sh *strictHandler) ListRoles(ctx echo.Context, portalId PortalId, params ListRolesParams) error {
+	var request ListRolesRequestObject
+
+	request.PortalId = portalId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRoles(ctx.Request().Context(), request.(ListRolesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRoles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRolesResponseObject); ok {
+		return validResponse.VisitListRolesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -86,6 +86,123 @@ func (e GenerateTokenFormClient) Valid() bool {
 	}
 }
 
+// Defines values for RevokeTokenFormTokenTypeHint.
+const (
+	RevokeTokenFormTokenTypeHintAccessToken  RevokeTokenFormTokenTypeHint = "access_token"
+	RevokeTokenFormTokenTypeHintRefreshToken RevokeTokenFormTokenTypeHint = "refresh_token"
+)
+
+// Valid indicates whether the value is a known member of the RevokeTokenFormTokenTypeHint enum.
+func (e RevokeTokenFormTokenTypeHint) Valid() bool {
+	switch e {
+	case RevokeTokenFormTokenTypeHintAccessToken:
+		return true
+	case RevokeTokenFormTokenTypeHintRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenFormGrantType.
+const (
+	TokenFormGrantTypeAuthorizationCode    TokenFormGrantType = "authorization_code"
+	TokenFormGrantTypeClientCredentials    TokenFormGrantType = "client_credentials"
+	TokenFormGrantTypeExchangeRefreshToken TokenFormGrantType = "exchange_refresh_token"
+	TokenFormGrantTypeRefreshToken         TokenFormGrantType = "refresh_token"
+)
+
+// Valid indicates whether the value is a known member of the TokenFormGrantType enum.
+func (e TokenFormGrantType) Valid() bool {
+	switch e {
+	case TokenFormGrantTypeAuthorizationCode:
+		return true
+	case TokenFormGrantTypeClientCredentials:
+		return true
+	case TokenFormGrantTypeExchangeRefreshToken:
+		return true
+	case TokenFormGrantTypeRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthAuthorizeParamsResponseType.
+const (
+	Code  OauthAuthorizeParamsResponseType = "code"
+	Token OauthAuthorizeParamsResponseType = "token"
+)
+
+// Valid indicates whether the value is a known member of the OauthAuthorizeParamsResponseType enum.
+func (e OauthAuthorizeParamsResponseType) Valid() bool {
+	switch e {
+	case Code:
+		return true
+	case Token:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthAuthorizeParamsCodeChallengeMethod.
+const (
+	Plain OauthAuthorizeParamsCodeChallengeMethod = "plain"
+	S256  OauthAuthorizeParamsCodeChallengeMethod = "S256"
+)
+
+// Valid indicates whether the value is a known member of the OauthAuthorizeParamsCodeChallengeMethod enum.
+func (e OauthAuthorizeParamsCodeChallengeMethod) Valid() bool {
+	switch e {
+	case Plain:
+		return true
+	case S256:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthAuthorizeParamsStyle.
+const (
+	Dark  OauthAuthorizeParamsStyle = "dark"
+	Light OauthAuthorizeParamsStyle = "light"
+)
+
+// Valid indicates whether the value is a known member of the OauthAuthorizeParamsStyle enum.
+func (e OauthAuthorizeParamsStyle) Valid() bool {
+	switch e {
+	case Dark:
+		return true
+	case Light:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OauthAuthorizeParamsDisplay.
+const (
+	Default OauthAuthorizeParamsDisplay = "default"
+	Iframe  OauthAuthorizeParamsDisplay = "iframe"
+	Win8    OauthAuthorizeParamsDisplay = "win8"
+)
+
+// Valid indicates whether the value is a known member of the OauthAuthorizeParamsDisplay enum.
+func (e OauthAuthorizeParamsDisplay) Valid() bool {
+	switch e {
+	case Default:
+		return true
+	case Iframe:
+		return true
+	case Win8:
+		return true
+	default:
+		return false
+	}
+}
+
 // AccessNotice A terms-of-service prompt that users answer before they use the portal site. An enabled notice needs a
 // non-empty `title`, `text` and `buttons` (`x-required-when-enabled`).
 type AccessNotice struct {
@@ -243,6 +360,20 @@ type GenerateTokenFormClient string
 // HTTPURL An absolute http or https URL.
 type HTTPURL = string
 
+// InfoResponse defines model for InfoResponse.
+type InfoResponse struct {
+	AuthInfo *struct {
+		IsTokenBasedSecurity bool `json:"isTokenBasedSecurity"`
+
+		// TokenServicesUrl The portal's `generateToken`, as the client reached the portal.
+		TokenServicesUrl *string `json:"tokenServicesUrl,omitempty"`
+	} `json:"authInfo,omitempty"`
+	Error *ErrorBody `json:"error,omitempty"`
+
+	// OwningSystemUrl The portal's address as the client reached it, such as `https://portal.example.org/portal`.
+	OwningSystemUrl *string `json:"owningSystemUrl,omitempty"`
+}
+
 // InformationalBanner A banner shown at the top of the organization's pages, for example a read-only status or a classification
 // level. An enabled banner needs a non-empty `text`, `bgColor` and `fontColor` (`x-required-when-enabled`).
 // The two colors should contrast; a low contrast is accepted.
@@ -272,6 +403,9 @@ type Item struct {
 	Tags        *[]string `json:"tags,omitempty"`
 	Title       string    `json:"title"`
 	Type        string    `json:"type"`
+
+	// TypeKeywords Keywords refining the item's type (such as `Table` for a feature service of tables); none here.
+	TypeKeywords *[]string `json:"typeKeywords,omitempty"`
 }
 
 // ItemError defines model for ItemError.
@@ -297,6 +431,9 @@ type ItemResponse struct {
 	Tags        *[]string  `json:"tags,omitempty"`
 	Title       *string    `json:"title,omitempty"`
 	Type        *string    `json:"type,omitempty"`
+
+	// TypeKeywords Keywords refining the item's type (such as `Table` for a feature service of tables); none here.
+	TypeKeywords *[]string `json:"typeKeywords,omitempty"`
 }
 
 // ItemResult defines model for ItemResult.
@@ -350,14 +487,28 @@ type MemberListResponse struct {
 	Users     *[]Member `json:"users,omitempty"`
 }
 
-// MemberResponse defines model for MemberResponse.
+// MemberResponse A member as the user resource describes it, or the error envelope.
 type MemberResponse struct {
-	Categories *[]string  `json:"categories,omitempty"`
-	Error      *ErrorBody `json:"error,omitempty"`
-	FullName   *string    `json:"fullName,omitempty"`
-	OrgId      *string    `json:"orgId,omitempty"`
-	Role       *string    `json:"role,omitempty"`
-	Username   *string    `json:"username,omitempty"`
+	Categories *[]string `json:"categories,omitempty"`
+
+	// Created Creation time, milliseconds since the epoch.
+	Created  *int64     `json:"created,omitempty"`
+	Error    *ErrorBody `json:"error,omitempty"`
+	FullName *string    `json:"fullName,omitempty"`
+
+	// Id The user's id, stable for the user's life.
+	Id    *string `json:"id,omitempty"`
+	OrgId *string `json:"orgId,omitempty"`
+
+	// Privileges The privileges the member's role grants.
+	Privileges *[]string `json:"privileges,omitempty"`
+
+	// Role `org_admin`, `org_publisher`, `org_user` or a custom role id.
+	Role *string `json:"role,omitempty"`
+
+	// RoleId The custom role's id, for a member holding a custom role (listRoles); absent otherwise.
+	RoleId   *string `json:"roleId,omitempty"`
+	Username *string `json:"username,omitempty"`
 }
 
 // MemberUpdateResponse defines model for MemberUpdateResponse.
@@ -365,6 +516,15 @@ type MemberUpdateResponse struct {
 	Error    *ErrorBody `json:"error,omitempty"`
 	Success  *bool      `json:"success,omitempty"`
 	Username *string    `json:"username,omitempty"`
+}
+
+// MoveItemForm defines model for MoveItemForm.
+type MoveItemForm struct {
+	// F `json` (the default when absent) or `pjson` (the same JSON, indented).
+	F *Format `json:"f,omitempty"`
+
+	// Folder The destination folder's id, or `/` (or `Root Folder`) for the root.
+	Folder string `json:"folder"`
 }
 
 // MoveItemsForm defines model for MoveItemsForm.
@@ -380,6 +540,17 @@ type MoveItemsForm struct {
 	Items ItemIDList `json:"items"`
 }
 
+// MovedItemResponse defines model for MovedItemResponse.
+type MovedItemResponse struct {
+	Error *ErrorBody `json:"error,omitempty"`
+
+	// Folder The destination folder's id; `/` for the root.
+	Folder  *string `json:"folder,omitempty"`
+	ItemId  *string `json:"itemId,omitempty"`
+	Owner   *string `json:"owner,omitempty"`
+	Success *bool   `json:"success,omitempty"`
+}
+
 // NewItemResponse defines model for NewItemResponse.
 type NewItemResponse struct {
 	Error *ErrorBody `json:"error,omitempty"`
@@ -388,6 +559,38 @@ type NewItemResponse struct {
 	Folder  *string `json:"folder"`
 	Id      *string `json:"id,omitempty"`
 	Success *bool   `json:"success,omitempty"`
+}
+
+// OAuthErrorBody defines model for OAuthErrorBody.
+type OAuthErrorBody struct {
+	// Code HTTP-like status: 400, or 429 when sign-ins are throttled.
+	Code    int32    `json:"code"`
+	Details []string `json:"details"`
+
+	// Error The OAuth 2.0 error code (RFC 6749), such as `invalid_grant`.
+	Error            *string `json:"error,omitempty"`
+	ErrorDescription *string `json:"error_description,omitempty"`
+	Message          string  `json:"message"`
+	MessageCode      *string `json:"messageCode,omitempty"`
+}
+
+// OAuthTokenResponse defines model for OAuthTokenResponse.
+type OAuthTokenResponse struct {
+	AccessToken *string         `json:"access_token,omitempty"`
+	Error       *OAuthErrorBody `json:"error,omitempty"`
+
+	// ExpiresIn Seconds the access token stays valid.
+	ExpiresIn    *int64  `json:"expires_in,omitempty"`
+	RefreshToken *string `json:"refresh_token,omitempty"`
+
+	// RefreshTokenExpiresIn Seconds the refresh token stays valid; -1 never expires.
+	RefreshTokenExpiresIn *int64 `json:"refresh_token_expires_in,omitempty"`
+
+	// Ssl Whether the token was issued over HTTPS.
+	Ssl *bool `json:"ssl,omitempty"`
+
+	// Username The signed-in user (absent for an application's token).
+	Username *string `json:"username,omitempty"`
 }
 
 // PortalConfigProperties Advanced portal configuration properties of a self-hosted deployment (11.0 and later). They replace edits
@@ -453,6 +656,95 @@ type PortalConfigProperties struct {
 	WebAppBuilderEnabled *bool `json:"webAppBuilderEnabled,omitempty"`
 }
 
+// PortalResponse The portal resource; a real portal answers many more properties, which clients may ignore.
+type PortalResponse struct {
+	// Access `public` or `private`.
+	Access *string `json:"access,omitempty"`
+
+	// AllSSL Whether the portal is used over HTTPS only.
+	AllSSL *bool `json:"allSSL,omitempty"`
+
+	// AppInfo The application whose token (`client_credentials`) made the request.
+	AppInfo *struct {
+		AppId      *string   `json:"appId,omitempty"`
+		OrgId      *string   `json:"orgId,omitempty"`
+		Privileges *[]string `json:"privileges,omitempty"`
+	} `json:"appInfo,omitempty"`
+
+	// CurrentVersion The REST API's version, as getRoot answers it.
+	CurrentVersion *string `json:"currentVersion,omitempty"`
+
+	// CustomBaseUrl The domain of the organization's hosted address (hosted deployment only).
+	CustomBaseUrl *string    `json:"customBaseUrl,omitempty"`
+	Error         *ErrorBody `json:"error,omitempty"`
+
+	// HasMemberCategorySchema Whether the organization has a member category schema; shown to its members.
+	HasMemberCategorySchema *bool   `json:"hasMemberCategorySchema,omitempty"`
+	Id                      *string `json:"id,omitempty"`
+
+	// IsPortal Whether the portal is self-hosted.
+	IsPortal *bool   `json:"isPortal,omitempty"`
+	Name     *string `json:"name,omitempty"`
+
+	// PortalHostname The host (and context) of the portal, such as `portal.example.org/portal`.
+	PortalHostname *string `json:"portalHostname,omitempty"`
+
+	// PortalMode `singletenant` (self-hosted) or `multitenant` (hosted).
+	PortalMode *string `json:"portalMode,omitempty"`
+
+	// PortalName `ArcGIS Enterprise`, or `ArcGIS Online` on the hosted deployment.
+	PortalName    *string `json:"portalName,omitempty"`
+	SupportsOAuth *bool   `json:"supportsOAuth,omitempty"`
+
+	// UrlKey The organization's key in its hosted address (hosted deployment only).
+	UrlKey *string `json:"urlKey,omitempty"`
+
+	// User A member as the user resource describes it.
+	User *User `json:"user,omitempty"`
+}
+
+// RevokeTokenForm defines model for RevokeTokenForm.
+type RevokeTokenForm struct {
+	AuthToken string  `json:"auth_token"`
+	ClientId  *string `json:"client_id,omitempty"`
+
+	// F `json` (the default when absent) or `pjson` (the same JSON, indented).
+	F             *Format                       `json:"f,omitempty"`
+	TokenTypeHint *RevokeTokenFormTokenTypeHint `json:"token_type_hint,omitempty"`
+}
+
+// RevokeTokenFormTokenTypeHint defines model for RevokeTokenForm.TokenTypeHint.
+type RevokeTokenFormTokenTypeHint string
+
+// Role defines model for Role.
+type Role struct {
+	Description string `json:"description"`
+	Id          string `json:"id"`
+	Name        string `json:"name"`
+}
+
+// RoleListResponse defines model for RoleListResponse.
+type RoleListResponse struct {
+	Error *ErrorBody `json:"error,omitempty"`
+
+	// NextStart Start of the next page; -1 on the last page.
+	NextStart *int32  `json:"nextStart,omitempty"`
+	Num       *int32  `json:"num,omitempty"`
+	Roles     *[]Role `json:"roles,omitempty"`
+	Start     *int32  `json:"start,omitempty"`
+	Total     *int32  `json:"total,omitempty"`
+}
+
+// RootResponse defines model for RootResponse.
+type RootResponse struct {
+	// CurrentVersion The REST API's version (`x-rest-versions` of getRoot), such as `2025.1`.
+	CurrentVersion *string `json:"currentVersion,omitempty"`
+
+	// EnterpriseVersion A self-hosted portal's release, from 11.3 on, such as `11.5.0`.
+	EnterpriseVersion *string    `json:"enterpriseVersion,omitempty"`
+	Error             *ErrorBody `json:"error,omitempty"`
+}
+
 // SettingsResponse defines model for SettingsResponse.
 type SettingsResponse struct {
 	// AnonymousAccessNotice A terms-of-service prompt that users answer before they use the portal site. An enabled notice needs a
@@ -484,11 +776,54 @@ type SettingsResponse struct {
 	PortalConfigProperties *PortalConfigProperties `json:"portalConfigProperties,omitempty"`
 }
 
+// SignInForm defines model for SignInForm.
+type SignInForm struct {
+	// Authorize Sent by some clients with the form; ignored.
+	Authorize *string `json:"authorize,omitempty"`
+
+	// Expiration Minutes; replaces the authorization request's.
+	Expiration *int32 `json:"expiration,omitempty"`
+
+	// OauthState The authorization request, as the sign-in page names it.
+	OauthState string  `json:"oauth_state"`
+	Password   *string `json:"password,omitempty"`
+
+	// Persist Keep me signed in; ignored.
+	Persist  *bool   `json:"persist,omitempty"`
+	Username *string `json:"username,omitempty"`
+}
+
+// SuccessOAuthResponse defines model for SuccessOAuthResponse.
+type SuccessOAuthResponse struct {
+	Error   *OAuthErrorBody `json:"error,omitempty"`
+	Success *bool           `json:"success,omitempty"`
+}
+
 // SuccessResponse `{"success":true}`, or the error envelope.
 type SuccessResponse struct {
 	Error   *ErrorBody `json:"error,omitempty"`
 	Success *bool      `json:"success,omitempty"`
 }
+
+// TokenForm defines model for TokenForm.
+type TokenForm struct {
+	ClientId     string  `json:"client_id"`
+	ClientSecret *string `json:"client_secret,omitempty"`
+	Code         *string `json:"code,omitempty"`
+	CodeVerifier *string `json:"code_verifier,omitempty"`
+
+	// Expiration Minutes an application's token stays valid (client_credentials); 120 when absent.
+	Expiration *int32 `json:"expiration,omitempty"`
+
+	// F `json` (the default when absent) or `pjson` (the same JSON, indented).
+	F            *Format            `json:"f,omitempty"`
+	GrantType    TokenFormGrantType `json:"grant_type"`
+	RedirectUri  *string            `json:"redirect_uri,omitempty"`
+	RefreshToken *string            `json:"refresh_token,omitempty"`
+}
+
+// TokenFormGrantType defines model for TokenForm.GrantType.
+type TokenFormGrantType string
 
 // TokenResponse defines model for TokenResponse.
 type TokenResponse struct {
@@ -537,6 +872,29 @@ type UpdateSettingsForm struct {
 	PortalConfigProperties *wire.JSON[PortalConfigProperties] `json:"portalConfigProperties,omitempty"`
 }
 
+// User A member as the user resource describes it.
+type User struct {
+	Categories []string `json:"categories"`
+
+	// Created Creation time, milliseconds since the epoch.
+	Created  int64   `json:"created"`
+	FullName *string `json:"fullName,omitempty"`
+
+	// Id The user's id, stable for the user's life.
+	Id    string `json:"id"`
+	OrgId string `json:"orgId"`
+
+	// Privileges The privileges the member's role grants.
+	Privileges []string `json:"privileges"`
+
+	// Role `org_admin`, `org_publisher`, `org_user` or a custom role id.
+	Role string `json:"role"`
+
+	// RoleId The custom role's id, for a member holding a custom role (listRoles); absent otherwise.
+	RoleId   *string `json:"roleId,omitempty"`
+	Username string  `json:"username"`
+}
+
 // UserContentResponse defines model for UserContentResponse.
 type UserContentResponse struct {
 	// CurrentFolder The folder listed (a Folder); null for the root.
@@ -563,6 +921,9 @@ type F = Format
 // FolderId defines model for FolderId.
 type FolderId = string
 
+// ItemId defines model for ItemId.
+type ItemId = string
+
 // Num defines model for Num.
 type Num = int32
 
@@ -580,6 +941,18 @@ type NotFound = ErrorResponse
 
 // PayloadTooLarge The error envelope alone.
 type PayloadTooLarge = ErrorResponse
+
+// GetRootParams defines parameters for GetRoot.
+type GetRootParams struct {
+	// F Response format.
+	F *F `form:"f,omitempty" json:"f,omitempty"`
+}
+
+// GetSelfParams defines parameters for GetSelf.
+type GetSelfParams struct {
+	// F Response format.
+	F *F `form:"f,omitempty" json:"f,omitempty"`
+}
 
 // GetMemberParams defines parameters for GetMember.
 type GetMemberParams struct {
@@ -617,8 +990,68 @@ type GetFolderContentParams struct {
 	F *F `form:"f,omitempty" json:"f,omitempty"`
 }
 
+// GetInfoParams defines parameters for GetInfo.
+type GetInfoParams struct {
+	// F Response format.
+	F *F `form:"f,omitempty" json:"f,omitempty"`
+}
+
+// OauthApprovalParams defines parameters for OauthApproval.
+type OauthApprovalParams struct {
+	Code  string  `form:"code" json:"code"`
+	State *string `form:"state,omitempty" json:"state,omitempty"`
+}
+
+// OauthAuthorizeParams defines parameters for OauthAuthorize.
+type OauthAuthorizeParams struct {
+	ClientId     string                           `form:"client_id" json:"client_id"`
+	ResponseType OauthAuthorizeParamsResponseType `form:"response_type" json:"response_type"`
+	RedirectUri  string                           `form:"redirect_uri" json:"redirect_uri"`
+	State        *string                          `form:"state,omitempty" json:"state,omitempty"`
+
+	// Expiration Minutes; see above.
+	Expiration          *int32                                   `form:"expiration,omitempty" json:"expiration,omitempty"`
+	CodeChallenge       *string                                  `form:"code_challenge,omitempty" json:"code_challenge,omitempty"`
+	CodeChallengeMethod *OauthAuthorizeParamsCodeChallengeMethod `form:"code_challenge_method,omitempty" json:"code_challenge_method,omitempty"`
+	Locale              *string                                  `form:"locale,omitempty" json:"locale,omitempty"`
+	Style               *OauthAuthorizeParamsStyle               `form:"style,omitempty" json:"style,omitempty"`
+	Display             *OauthAuthorizeParamsDisplay             `form:"display,omitempty" json:"display,omitempty"`
+	Persist             *bool                                    `form:"persist,omitempty" json:"persist,omitempty"`
+	AllowVerification   *bool                                    `form:"allow_verification,omitempty" json:"allow_verification,omitempty"`
+}
+
+// OauthAuthorizeParamsResponseType defines parameters for OauthAuthorize.
+type OauthAuthorizeParamsResponseType string
+
+// OauthAuthorizeParamsCodeChallengeMethod defines parameters for OauthAuthorize.
+type OauthAuthorizeParamsCodeChallengeMethod string
+
+// OauthAuthorizeParamsStyle defines parameters for OauthAuthorize.
+type OauthAuthorizeParamsStyle string
+
+// OauthAuthorizeParamsDisplay defines parameters for OauthAuthorize.
+type OauthAuthorizeParamsDisplay string
+
+// GetPortalParams defines parameters for GetPortal.
+type GetPortalParams struct {
+	// F Response format.
+	F *F `form:"f,omitempty" json:"f,omitempty"`
+}
+
 // GetMemberCategorySchemaParams defines parameters for GetMemberCategorySchema.
 type GetMemberCategorySchemaParams struct {
+	// F Response format.
+	F *F `form:"f,omitempty" json:"f,omitempty"`
+}
+
+// ListRolesParams defines parameters for ListRoles.
+type ListRolesParams struct {
+	// Start 1-based index of the first entry of the page.
+	Start *Start `form:"start,omitempty" json:"start,omitempty"`
+
+	// Num Entries per page; 0 answers only the total, with `nextStart` -1.
+	Num *Num `form:"num,omitempty" json:"num,omitempty"`
+
 	// F Response format.
 	F *F `form:"f,omitempty" json:"f,omitempty"`
 }
@@ -656,6 +1089,9 @@ type CreateFolderFormdataRequestBody = CreateFolderForm
 // DeleteItemsFormdataRequestBody defines body for DeleteItems for application/x-www-form-urlencoded ContentType.
 type DeleteItemsFormdataRequestBody = DeleteItemsForm
 
+// MoveItemFormdataRequestBody defines body for MoveItem for application/x-www-form-urlencoded ContentType.
+type MoveItemFormdataRequestBody = MoveItemForm
+
 // MoveItemsFormdataRequestBody defines body for MoveItems for application/x-www-form-urlencoded ContentType.
 type MoveItemsFormdataRequestBody = MoveItemsForm
 
@@ -665,8 +1101,20 @@ type AddItemToFolderFormdataRequestBody = AddItemForm
 // DeleteFolderFormdataRequestBody defines body for DeleteFolder for application/x-www-form-urlencoded ContentType.
 type DeleteFolderFormdataRequestBody = FormatForm
 
+// MoveItemFromFolderFormdataRequestBody defines body for MoveItemFromFolder for application/x-www-form-urlencoded ContentType.
+type MoveItemFromFolderFormdataRequestBody = MoveItemForm
+
 // GenerateTokenFormdataRequestBody defines body for GenerateToken for application/x-www-form-urlencoded ContentType.
 type GenerateTokenFormdataRequestBody = GenerateTokenForm
+
+// OauthRevokeTokenFormdataRequestBody defines body for OauthRevokeToken for application/x-www-form-urlencoded ContentType.
+type OauthRevokeTokenFormdataRequestBody = RevokeTokenForm
+
+// OauthSignInFormdataRequestBody defines body for OauthSignIn for application/x-www-form-urlencoded ContentType.
+type OauthSignInFormdataRequestBody = SignInForm
+
+// OauthTokenFormdataRequestBody defines body for OauthToken for application/x-www-form-urlencoded ContentType.
+type OauthTokenFormdataRequestBody = TokenForm
 
 // AssignMemberCategorySchemaFormdataRequestBody defines body for AssignMemberCategorySchema for application/x-www-form-urlencoded ContentType.
 type AssignMemberCategorySchemaFormdataRequestBody = AssignMemberCategorySchemaForm

@@ -329,7 +329,7 @@ func TestOrganizationsSideBySide(t *testing.T) {
 			Username: "admin" + n, Password: "pw" + n, Role: "org_admin", Tokens: &[]string{"token" + n},
 			Folders: &[]emulatorapi.OrganizationFolder{{Id: "folder" + n, Title: "Work"}},
 			Items:   &[]emulatorapi.OrganizationItem{{Id: "item" + n, Title: "Roads", Type: "CSV"}},
-		}}}
+		}}, Apps: &[]emulatorapi.OrganizationApp{{ClientId: "app" + n, ClientSecret: ptrTo("secret" + n), RedirectUris: []string{"http://127.0.0.1/cb"}}}}
 	}
 	p.CreateOrganization(t, org("A"))
 	p.CreateOrganization(t, org("B"))
@@ -350,8 +350,19 @@ func TestOrganizationsSideBySide(t *testing.T) {
 	if it, err := a.Item(ctx, "itemA"); err != nil || it.Owner != "adminA" {
 		t.Errorf("A's item: %v %+v", err, it)
 	}
+	// A's application signs in with its credentials; its token reads A.
+	appTok, err := p.Client("").AppToken(ctx, "appA", "secretA", time.Hour)
+	if err != nil {
+		t.Fatalf("A's application token: %v", err)
+	}
+	if pa, err := p.Client(appTok.Token).Portal(ctx, "self"); err != nil || pa.ID != "ORGA" {
+		t.Errorf("portals/self with A's application token: %v %+v", err, pa)
+	}
+	if _, err := p.Client("").AppToken(ctx, "appA", "secretB", time.Hour); !isCode(err, 400) {
+		t.Errorf("A's application with B's secret: %v, want 400", err)
+	}
 
-	// Taken: the id, a user name, a token, a folder id, an item id.
+	// Taken: the id, a user name, a token, a folder id, an item id, a client id.
 	taken := org("A")
 	taken.Id = "ORGC"
 	before := dump(t, p)
@@ -359,7 +370,7 @@ func TestOrganizationsSideBySide(t *testing.T) {
 	if err != nil || r.StatusCode() != 409 {
 		t.Fatalf("a taken organization: %v %s", err, r.Body)
 	}
-	for _, want := range []string{"adminA", "tokenA", "folderA", "itemA"} {
+	for _, want := range []string{"adminA", "tokenA", "folderA", "itemA", "appA"} {
 		if !bytes.Contains(r.Body, []byte(want)) {
 			t.Errorf("409 does not name %s: %s", want, r.Body)
 		}
@@ -375,6 +386,12 @@ func TestOrganizationsSideBySide(t *testing.T) {
 	p.DeleteOrganization(t, "ORGA")
 	if _, err := a.Settings(ctx, ""); !isCode(err, 498) {
 		t.Errorf("A's token after A was removed: %v, want 498", err)
+	}
+	if _, err := p.Client(appTok.Token).Portal(ctx, "self"); !isCode(err, 498) {
+		t.Errorf("A's application token after A was removed: %v, want 498", err)
+	}
+	if _, err := p.Client("").AppToken(ctx, "appA", "secretA", time.Hour); !isCode(err, 400) {
+		t.Errorf("A's application after A was removed: %v, want 400", err)
 	}
 	if _, err := b.Settings(ctx, ""); err != nil {
 		t.Errorf("B after A was removed: %v", err)
@@ -522,6 +539,47 @@ func TestResetForgetsFailedSignins(t *testing.T) {
 		t.Errorf("the right password after a reset: %v", err)
 	}
 }
+
+// The journal keeps no secret of the OAuth 2.0 sign-in: passwords, client
+// secrets, codes, verifiers and refresh tokens are redacted, whatever the
+// answer, while the other parameters stay as sent.
+func TestJournalRedactsSecrets(t *testing.T) {
+	p := portaltest.New(t)
+	post := func(path string, form map[string]string) {
+		t.Helper()
+		v := make([]string, 0, len(form))
+		for k, x := range form {
+			v = append(v, k+"="+x)
+		}
+		resp, err := http.Post(p.URL+path, "application/x-www-form-urlencoded", strings.NewReader(strings.Join(v, "&")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	secrets := map[string]string{"client_secret": "s3cret-one", "code": "s3cret-two", "code_verifier": strings.Repeat("v", 43),
+		"refresh_token": "s3cret-three"}
+	post("/oauth2/token", map[string]string{"grant_type": "authorization_code", "client_id": "demo-app", "redirect_uri": "http://127.0.0.1/cb",
+		"client_secret": secrets["client_secret"], "code": secrets["code"], "code_verifier": secrets["code_verifier"]})
+	post("/oauth2/token", map[string]string{"grant_type": "refresh_token", "client_id": "demo-app", "refresh_token": secrets["refresh_token"]})
+	post("/generateToken", map[string]string{"username": "jsmith", "password": "s3cret-four"})
+	raw := mustJSON(p.Requests(t, ""))
+	for name, v := range secrets {
+		if strings.Contains(raw, v) {
+			t.Errorf("the journal keeps %s: %s", name, raw)
+		}
+	}
+	if strings.Contains(raw, "s3cret-four") {
+		t.Errorf("the journal keeps the password: %s", raw)
+	}
+	rs := p.Requests(t, "oauthToken")
+	if len(rs) != 2 || rs[0].Params["client_secret"] != "(redacted)" || rs[0].Params["client_id"] != "demo-app" ||
+		rs[1].Params["refresh_token"] != "(redacted)" || rs[1].Params["grant_type"] != "refresh_token" {
+		t.Errorf("oauthToken calls as journaled: %s", mustJSON(rs))
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // Unmatched lists what the code under test called that the emulator does
 // not have, over HTTPS too, and none of the calls it has.

@@ -6,6 +6,10 @@ import "slices"
 type Principal struct {
 	User       User
 	Privileges []string // of the user's custom role; none for built-in roles
+	// App, for an application's token (client_credentials), is the
+	// application: it acts for no user, so every check that needs a user
+	// or a privilege refuses it, and it reads what anonymous callers may.
+	App *App
 	// token is the one Authenticate resolved: the writes the principal
 	// makes confirm it in their transaction (Service.update).
 	token string
@@ -15,7 +19,25 @@ type Principal struct {
 }
 
 // Anonymous reports whether no token was given.
-func (p Principal) Anonymous() bool { return p.User.Username == "" }
+func (p Principal) Anonymous() bool { return p.User.Username == "" && p.App == nil }
+
+// OrgID is the organization of the principal's user or application; "" for
+// anonymous callers.
+func (p Principal) OrgID() string {
+	if p.App != nil {
+		return p.App.OrgID
+	}
+	return p.User.OrgID
+}
+
+// Name names the caller for the journal and logs: the user name, or the
+// application's client id after "app:"; "" for anonymous callers.
+func (p Principal) Name() string {
+	if p.App != nil {
+		return "app:" + p.App.ClientID
+	}
+	return p.User.Username
+}
 
 // IsAdmin reports whether p is a default administrator.
 func (p Principal) IsAdmin() bool { return p.User.Role == RoleAdmin }
@@ -23,7 +45,7 @@ func (p Principal) IsAdmin() bool { return p.User.Role == RoleAdmin }
 // can reports whether p may do what priv grants, in its own organization:
 // default administrators may do everything, custom roles what they list.
 func (p Principal) can(orgID string, privs ...string) bool {
-	if p.Anonymous() || p.User.OrgID != orgID {
+	if p.User.Username == "" || p.User.OrgID != orgID {
 		return false
 	}
 	if p.IsAdmin() {

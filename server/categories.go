@@ -267,8 +267,8 @@ func pruneMemberCategories(ctx context.Context, tx Tx, orgID string, valid map[s
 }
 
 // Member returns a member of the caller's organization.
-func (s *Service) Member(ctx context.Context, p Principal, username string) (User, error) {
-	var out User
+func (s *Service) Member(ctx context.Context, p Principal, username string) (Profile, error) {
+	var out Profile
 	err := s.store.View(ctx, func(tx Tx) error {
 		u, err := resolveUser(ctx, tx, username)
 		if err != nil {
@@ -277,11 +277,14 @@ func (s *Service) Member(ctx context.Context, p Principal, username string) (Use
 		if p.Anonymous() {
 			return clone(ErrTokenRequired)
 		}
-		if u.OrgID != p.User.OrgID {
+		if u.OrgID != p.OrgID() {
 			return notFound(msgUserNotFound) // members of other organizations are invisible
 		}
-		out = u
-		return nil
+		if p.User.Username == "" {
+			return clone(ErrForbidden) // an application of the organization is no member
+		}
+		out, err = profile(ctx, tx, u)
+		return err
 	})
 	return out, wrap("read member", err)
 }
@@ -296,7 +299,7 @@ func (s *Service) SetMemberCategories(ctx context.Context, p Principal, username
 			return err
 		}
 		if err := p.require(u.OrgID, PrivUpdateUsers); err != nil {
-			if p.User.OrgID != u.OrgID && !p.Anonymous() {
+			if p.OrgID() != u.OrgID && !p.Anonymous() {
 				return notFound(msgUserNotFound)
 			}
 			return err

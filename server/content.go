@@ -48,6 +48,74 @@ func checkBatch(ids []string, maxIDs int) error {
 // isRoot reports whether a folder parameter names the root folder.
 func isRoot(folder string) bool { f := strings.TrimSpace(folder); return f == "" || f == "/" }
 
+// rootFolderID is what the ArcGIS API for Python sends as the root folder's
+// id when it moves one item there (it names the root "Root Folder").
+const rootFolderID = "Root Folder"
+
+// destination returns the id of owner's folder that the parameter param
+// names ("" for the root); an unknown folder is a 400 naming param.
+func destination(ctx context.Context, tx Tx, owner User, param, folder string) (string, error) {
+	if isRoot(folder) {
+		return "", nil
+	}
+	f, err := tx.Folder(ctx, owner.Username, strings.TrimSpace(folder))
+	if errors.Is(err, ErrNotFound) {
+		return "", Invalid(fmt.Sprintf("%s: %s is not a folder of %s", param, folder, owner.Username))
+	}
+	return f.ID, err
+}
+
+// MovedItem is the answer of the per-item move.
+type MovedItem struct {
+	ItemID, Owner string
+	FolderID      string // "" for the root
+}
+
+// MoveItem moves one of the user's items to folder (the per-item move), by
+// the rules of MoveItems for one item; the item's failure is the request's.
+// pathFolder, when not "", is the folder the request's path names, which
+// must be one of the user's (the item may be in any).
+func (s *Service) MoveItem(ctx context.Context, p Principal, username, pathFolder, id, folder string) (MovedItem, error) {
+	if strings.TrimSpace(folder) == rootFolderID {
+		folder = "/"
+	}
+	var out MovedItem
+	err := s.update(ctx, p, func(tx Tx) error {
+		owner, err := contentOwner(ctx, tx, p, username, PrivUpdateItems)
+		if err != nil {
+			return err
+		}
+		if pathFolder != "" {
+			// A folder the path names, never the root ("/", " "): the
+			// root has no segment of its own.
+			if _, err := tx.Folder(ctx, owner.Username, pathFolder); errors.Is(err, ErrNotFound) {
+				return Invalid(fmt.Sprintf("folderId: %s is not a folder of %s", pathFolder, owner.Username))
+			} else if err != nil {
+				return err
+			}
+		}
+		dest, err := destination(ctx, tx, owner, "folder", folder)
+		if err != nil {
+			return err
+		}
+		results, moving, err := judgeItems(ctx, tx, owner, []string{id}, func(it Item, _ bool) *Error {
+			if it.FolderID == dest {
+				return &Error{Code: 500, Message: msgItemAlreadyThere}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if failure := results[0].Err; failure != nil {
+			return failure
+		}
+		out = MovedItem{ItemID: id, Owner: owner.Username, FolderID: dest}
+		return tx.SetItemsFolder(ctx, moving, dest, s.now())
+	})
+	return out, wrap("move item", err)
+}
+
 // MoveItems moves each of the user's items to folder ("/" or "" for the
 // root), reporting each id in request order. The whole batch runs in one
 // serializable transaction, so concurrent moves of the same item leave it in
@@ -63,15 +131,9 @@ func (s *Service) MoveItems(ctx context.Context, p Principal, username string, i
 		if err != nil {
 			return err
 		}
-		dest := ""
-		if !isRoot(folder) {
-			f, err := tx.Folder(ctx, owner.Username, strings.TrimSpace(folder))
-			if errors.Is(err, ErrNotFound) {
-				return Invalid(fmt.Sprintf("folder: %s is not a folder of %s", folder, owner.Username))
-			} else if err != nil {
-				return err
-			}
-			dest = f.ID
+		dest, err := destination(ctx, tx, owner, "folder", folder)
+		if err != nil {
+			return err
 		}
 		var moving []string
 		results, moving, err = judgeItems(ctx, tx, owner, ids, func(it Item, seen bool) *Error {

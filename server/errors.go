@@ -14,6 +14,9 @@ type Error struct {
 	// x-error-message" (filled in by the transport, which knows the operation).
 	Message string
 	Details []string
+	// OAuth is the OAuth 2.0 error code (RFC 6749), such as
+	// "invalid_grant", of an OAuth endpoint's refusal; "" elsewhere.
+	OAuth string
 }
 
 func (e *Error) Error() string {

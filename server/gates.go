@@ -50,6 +50,9 @@ type Gates struct {
 	Version      Version
 	Deployment   string
 	Requirements map[string]Requirement
+	// RESTVersion is the REST API's version of the emulated release
+	// (getRoot's x-rest-versions).
+	RESTVersion string
 	// Limits are the contract's figures the rules enforce.
 	Limits Limits
 }

@@ -6,6 +6,8 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 )
@@ -49,6 +51,68 @@ type User struct {
 	Role         string // RoleAdmin, RolePublisher, RoleUser or a CustomRole.ID of OrgID
 	PasswordHash string // see HashPassword
 	Categories   []string
+	Created      time.Time
+}
+
+// UserID is the id of the user named username: 32 lowercase hex digits, the
+// shape of the portal's user ids, the same for the user's whole life (user
+// names are unique across organizations and never change), so it needs no
+// storage and survives resets and snapshots.
+func UserID(username string) string {
+	sum := sha256.Sum256([]byte("user:" + username))
+	return hex.EncodeToString(sum[:16])
+}
+
+// builtinPrivileges are the privileges the built-in roles grant, as the
+// user resource lists them; a custom role grants the ones it lists.
+var builtinPrivileges = map[string][]string{
+	RoleUser: {"portal:user:createItem", "portal:user:joinGroup", "portal:user:shareToGroup", "portal:user:viewOrgItems", "portal:user:viewOrgUsers"},
+	RolePublisher: {"portal:publisher:publishFeatures", "portal:publisher:publishTiles",
+		"portal:user:createItem", "portal:user:joinGroup", "portal:user:shareToGroup", "portal:user:viewOrgItems", "portal:user:viewOrgUsers"},
+	RoleAdmin: {PrivDeleteItems, PrivManageSecurity, PrivUpdateItems, PrivUpdateMemberCategorySchema, PrivUpdateUsers, PrivViewItems,
+		"portal:admin:viewUsers", "portal:publisher:publishFeatures", "portal:publisher:publishTiles",
+		"portal:user:createItem", "portal:user:joinGroup", "portal:user:shareToGroup", "portal:user:viewOrgItems", "portal:user:viewOrgUsers"},
+}
+
+// App is an application registered for OAuth 2.0 sign-in in an
+// organization. A confidential application has a secret (stored as
+// HashPassword stores passwords); a public one does not.
+type App struct {
+	ClientID     string
+	OrgID        string
+	SecretHash   string // "" for a public client
+	RedirectURIs []string
+}
+
+// OAuthCode is an authorization code: issued by a sign-in for a client and a
+// redirect URI, exchanged once for tokens before it expires.
+type OAuthCode struct {
+	Code            string
+	ClientID        string
+	Username        string
+	RedirectURI     string
+	Challenge       string // PKCE code_challenge; "" when none
+	ChallengeMethod string // "S256" or "plain"
+	RefreshMinutes  int    // the refresh token's lifetime; -1 never expires
+	Expires         time.Time
+}
+
+// RefreshToken is an OAuth 2.0 refresh token of a user for a client. A zero
+// Expires never expires.
+type RefreshToken struct {
+	Token    string
+	ClientID string
+	Username string
+	Minutes  int // its lifetime, kept by exchange_refresh_token; -1 never expires
+	Expires  time.Time
+}
+
+// AppToken is an application's token (client_credentials): it acts for no
+// user.
+type AppToken struct {
+	Token    string
+	ClientID string
+	Expires  time.Time
 }
 
 // Token is a bearer token. A zero Expires never expires (static tokens from

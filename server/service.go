@@ -29,6 +29,8 @@ type Service struct {
 	// watch, when the store is shared (TokenWatch), empties tokens when a
 	// token is removed through any process; nil for a store of one process.
 	watch TokenWatch
+	// defaultOrg is the organization an anonymous portals/self answers.
+	defaultOrg string
 	// removals, when the store counts token removals (TokenRemovals), lets
 	// a write skip confirming a token when none was removed since it was
 	// resolved; nil otherwise.
@@ -85,9 +87,9 @@ func resolveOrg(ctx context.Context, tx Tx, p Principal, portalID string) (Organ
 		if p.Anonymous() {
 			return Organization{}, clone(ErrTokenRequired)
 		}
-		portalID = p.User.OrgID
+		portalID = p.OrgID()
 	}
-	if !p.Anonymous() && portalID == p.User.OrgID {
+	if p.User.Username != "" && portalID == p.User.OrgID {
 		return Organization{ID: portalID}, nil
 	}
 	org, err := tx.Organization(ctx, portalID)
@@ -141,9 +143,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 	var expires time.Time
 	err := s.store.View(ctx, func(tx Tx) error {
 		t, found, err := tx.Principal(ctx, token)
-		if errors.Is(err, ErrNotFound) {
-			return clone(ErrInvalidToken)
-		} else if err != nil {
+		if err != nil {
 			return err
 		}
 		if !t.Expires.IsZero() && !s.now().Before(t.Expires) {
@@ -157,10 +157,37 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		}
 		return nil
 	})
+	if errors.Is(err, ErrNotFound) {
+		// No user's token: an application's, or none. Read apart, so
+		// that the users' tokens, which nearly every request carries,
+		// stay one statement.
+		p, expires, err = s.appPrincipal(ctx, token)
+	}
 	if err == nil && cached {
 		s.tokens.put(token, cachedToken{principal: p, expires: expires}, s.now(), gen)
 	}
 	return p, err
+}
+
+// appPrincipal returns the principal of an application's token: the
+// application, with no token to confirm, as it writes nothing.
+func (s *Service) appPrincipal(ctx context.Context, token string) (Principal, time.Time, error) {
+	var p Principal
+	var expires time.Time
+	err := s.store.View(ctx, func(tx Tx) error {
+		t, app, err := tx.AppToken(ctx, token)
+		if errors.Is(err, ErrNotFound) {
+			return clone(ErrInvalidToken)
+		} else if err != nil {
+			return err
+		}
+		if !t.Expires.IsZero() && !s.now().Before(t.Expires) {
+			return clone(ErrInvalidToken)
+		}
+		p, expires = Principal{App: &app}, t.Expires
+		return nil
+	})
+	return p, expires, err
 }
 
 // update runs fn in one Update on behalf of p. The token p was resolved from
@@ -288,26 +315,27 @@ func (s *Service) GenerateToken(ctx context.Context, req TokenRequest) (IssuedTo
 		exp = time.Hour
 	}
 	exp = min(exp, s.gates.Limits.TokenMaxExpiration)
-	if refused := s.signins.admit(req.Username, clientAddr(ctx), s.now()); refused != nil {
+	attempt, refused := s.signins.admit(req.Username, clientAddr(ctx), s.now())
+	if refused != nil {
 		return IssuedToken{}, refused
 	}
 	var out IssuedToken
 	err := s.store.Update(ctx, func(tx Tx) error {
-		u, err := tx.User(ctx, req.Username)
-		if errors.Is(err, ErrNotFound) {
-			CheckPassword(dummyHash(), req.Password)
-			return Invalid(msgInvalidCredential)
-		} else if err != nil {
+		u, ok, err := s.checkCredentials(ctx, tx, req.Username, req.Password)
+		if err != nil {
 			return err
 		}
-		if !CheckPassword(u.PasswordHash, req.Password) {
+		if !ok {
 			return Invalid(msgInvalidCredential)
 		}
 		out = IssuedToken{Token: randomID(), Expires: s.now().Add(exp).Truncate(time.Millisecond), SSL: req.SSL}
 		return tx.PutToken(ctx, Token{Token: out.Token, Username: u.Username, Expires: out.Expires})
 	})
-	if err == nil {
-		s.signins.succeeded(req.Username)
+	switch _, judged := AsError(err); {
+	case err == nil:
+		attempt.succeeded()
+	case !judged:
+		attempt.undecided()
 	}
 	return out, err
 }

@@ -8,12 +8,13 @@ import (
 	"time"
 )
 
-// Sign-in throttling: generateToken refuses a user name after
-// signinMaxPerUser failed attempts, and a client address after
-// signinMaxPerAddr, until signinWindow has passed since the first failure
-// counted. The right password is refused too while the refusal lasts, so
-// guessing gains nothing; a success clears the user name's count (not the
-// address's, which one known account would otherwise reset).
+// Sign-in throttling: a sign-in (generateToken, the OAuth sign-in page) is
+// refused for a user name after signinMaxPerUser failed attempts, and for a
+// client address after signinMaxPerAddr, until signinWindow has passed since
+// the first failure counted. Only failures count. The right password is
+// refused too while the refusal lasts, so guessing gains nothing; a success
+// clears the user name's count, but of the address's it takes back only its
+// own attempt: one known account must not reset an attacker's count.
 const (
 	signinWindow     = 15 * time.Minute
 	signinMaxPerUser = 5
@@ -52,16 +53,25 @@ type signinThrottle struct {
 	byAddr map[string]*failures
 }
 
+// signinAttempt is a sign-in admit let through, counted as a failure in
+// advance until it succeeds.
+type signinAttempt struct {
+	t          *signinThrottle
+	user, addr string
+	u, a       *failures // the counts it was added to
+}
+
 // admit counts an attempt as a failure in advance (so concurrent attempts
 // cannot pass the limit together) and reports a refusal when user or addr
 // is over its limit; the attempt is then not counted.
-func (t *signinThrottle) admit(user, addr string, now time.Time) *Error {
+func (t *signinThrottle) admit(user, addr string, now time.Time) (*signinAttempt, *Error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byUser == nil {
 		t.byUser, t.byAddr = map[string]*failures{}, map[string]*failures{}
 	}
-	u := current(t.byUser, strings.ToLower(user), now)
+	user = strings.ToLower(user)
+	u := current(t.byUser, user, now)
 	a := current(t.byAddr, addr, now)
 	var until time.Time
 	var why string
@@ -73,13 +83,13 @@ func (t *signinThrottle) admit(user, addr string, now time.Time) *Error {
 	default:
 		u.n++
 		a.n++
-		return nil
+		return &signinAttempt{t: t, user: user, addr: addr, u: u, a: a}, nil
 	}
 	wait := "1 minute"
 	if m := int((until.Sub(now) + time.Minute - 1) / time.Minute); m > 1 {
 		wait = fmt.Sprintf("%d minutes", m)
 	}
-	return &Error{Code: 429, Message: msgTooManySignins,
+	return nil, &Error{Code: 429, Message: msgTooManySignins,
 		Details: []string{fmt.Sprintf("%s in %d minutes; try again in %s", why, int(signinWindow/time.Minute), wait)}}
 }
 
@@ -90,11 +100,31 @@ func (t *signinThrottle) clear() {
 	t.byUser, t.byAddr = nil, nil
 }
 
-// succeeded clears the user name's count.
-func (t *signinThrottle) succeeded(user string) {
+// succeeded takes the attempt's advance count back from its address, whose
+// earlier failures stay counted, and clears its user name's count.
+func (at *signinAttempt) succeeded() { at.takeBack(true) }
+
+// undecided takes the attempt's advance counts back: it ended before its
+// credentials were judged (the store failed), so it is no failure.
+func (at *signinAttempt) undecided() { at.takeBack(false) }
+
+// takeBack removes the attempt's advance counts, and with clearUser its user
+// name's whole count. A count started afresh (or cleared by a reset) since
+// admit is left alone.
+func (at *signinAttempt) takeBack(clearUser bool) {
+	t := at.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.byUser, strings.ToLower(user))
+	if a := t.byAddr[at.addr]; a == at.a && a.n > 0 {
+		a.n--
+	}
+	if u := t.byUser[at.user]; u == at.u {
+		if clearUser {
+			delete(t.byUser, at.user)
+		} else if u.n > 0 {
+			u.n--
+		}
+	}
 }
 
 // current returns key's count in m, started afresh when its window has passed.

@@ -165,6 +165,8 @@ type Tx interface {
 	PutOrganization(ctx context.Context, o Organization) error
 
 	Role(ctx context.Context, orgID, id string) (CustomRole, error)
+	// Roles lists an organization's custom roles ordered by id.
+	Roles(ctx context.Context, orgID string) ([]CustomRole, error)
 	PutRole(ctx context.Context, r CustomRole) error
 
 	// User looks a user up by name; user names are unique across organizations.
@@ -188,6 +190,27 @@ type Tx interface {
 	// does not exist.
 	Principal(ctx context.Context, token string) (Token, Principal, error)
 	PutToken(ctx context.Context, t Token) error
+	// DeleteToken removes a token (revoked); ErrNotFound when there is none.
+	DeleteToken(ctx context.Context, token string) error
+
+	// App looks an application up by client id.
+	App(ctx context.Context, clientID string) (App, error)
+	PutApp(ctx context.Context, a App) error
+	PutOAuthCode(ctx context.Context, c OAuthCode) error
+	// TakeOAuthCode returns an authorization code and deletes it, so that of
+	// concurrent exchanges of one code only one finds it.
+	TakeOAuthCode(ctx context.Context, code string) (OAuthCode, error)
+	PutRefreshToken(ctx context.Context, t RefreshToken) error
+	RefreshToken(ctx context.Context, token string) (RefreshToken, error)
+	// TakeRefreshToken returns a refresh token and deletes it, as
+	// TakeOAuthCode does a code.
+	TakeRefreshToken(ctx context.Context, token string) (RefreshToken, error)
+	PutAppToken(ctx context.Context, t AppToken) error
+	// AppToken returns an application's token with its application.
+	AppToken(ctx context.Context, token string) (AppToken, App, error)
+	// DeleteAppToken removes an application's token; ErrNotFound when there
+	// is none.
+	DeleteAppToken(ctx context.Context, token string) error
 
 	// Settings returns the parts of the organization's settings that parts
 	// names (the others are zero, and not read); an organization with none

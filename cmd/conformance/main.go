@@ -6,6 +6,11 @@
 //	conformance -base-url https://portal.example.org/portal/sharing/rest -token T [-member-token M]
 //	conformance -base-url URL -username admin -password secret -junit report.xml
 //
+// Without -version and -deployment it asks the portal what it is (its REST
+// API's version and portals/self's isPortal) and prints what it found.
+// With -client-id (and -client-secret) of an application registered in the
+// organization it also runs the OAuth 2.0 flows that need one.
+//
 // Every flag defaults to an environment variable (CONFORMANCE_BASE_URL,
 // CONFORMANCE_TOKEN, ...), which keeps secrets off command lines in CI.
 //
@@ -16,6 +21,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -57,8 +63,11 @@ var settings = []setting{
 	{"member-token", "CONFORMANCE_MEMBER_TOKEN", "", "optional `token` of a member without administrative privileges, who owns the content the suite creates (the -user)"},
 	{"portal-id", "CONFORMANCE_PORTAL_ID", "", "organization `id` (default: the administrator's organization)"},
 	{"user", "CONFORMANCE_USER", "", "user `name` owning the content the suite creates: the member of -member-token, else the administrator"},
-	{"version", "CONFORMANCE_VERSION", "", "the portal's `version`, such as 11.1: example pairs of later versions are not run"},
-	{"deployment", "CONFORMANCE_DEPLOYMENT", "", "the portal's deployment, `enterprise` or online: example pairs of the other are not run"},
+	{"version", "CONFORMANCE_VERSION", "", "the portal's `version`, such as 11.1: example pairs of later versions are not run (default: detected)"},
+	{"deployment", "CONFORMANCE_DEPLOYMENT", "", "the portal's deployment, `enterprise` or online: example pairs of the other are not run (default: detected)"},
+	{"client-id", "CONFORMANCE_CLIENT_ID", "", "optional client `id` of an application registered in the organization, for the OAuth 2.0 flows"},
+	{"client-secret", "CONFORMANCE_CLIENT_SECRET", "", "the application's client `secret`, for client credentials"},
+	{"redirect-uri", "CONFORMANCE_REDIRECT_URI", "", "a redirect `URI` the application registered, for the code flow (default http://127.0.0.1/callback; never opened)"},
 	{"run", "CONFORMANCE_RUN", "", "run only the tests matching `regexp`, as go test -run: one expression per level, separated by /"},
 	{"junit", "CONFORMANCE_JUNIT", "", "write JUnit XML to `file`"},
 }
@@ -104,15 +113,18 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 	}
 	c := Config{
 		Target: conformance.Target{
-			BaseURL:     *vals["base-url"],
-			AdminToken:  *vals["token"],
-			Username:    *vals["username"],
-			Password:    *vals["password"],
-			MemberToken: *vals["member-token"],
-			PortalID:    *vals["portal-id"],
-			User:        *vals["user"],
-			Version:     *vals["version"],
-			Deployment:  *vals["deployment"],
+			BaseURL:      *vals["base-url"],
+			AdminToken:   *vals["token"],
+			Username:     *vals["username"],
+			Password:     *vals["password"],
+			MemberToken:  *vals["member-token"],
+			PortalID:     *vals["portal-id"],
+			User:         *vals["user"],
+			Version:      *vals["version"],
+			Deployment:   *vals["deployment"],
+			ClientID:     *vals["client-id"],
+			ClientSecret: *vals["client-secret"],
+			RedirectURI:  *vals["redirect-uri"],
 		},
 		Run:     *vals["run"],
 		JUnit:   *vals["junit"],
@@ -130,6 +142,9 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 	}
 	if c.Target.AdminToken != "" && c.Target.Password != "" {
 		return Config{}, fs, errors.New("give -token or -password, not both")
+	}
+	if c.Target.ClientID == "" && (c.Target.ClientSecret != "" || c.Target.RedirectURI != "") {
+		return Config{}, fs, errors.New("-client-secret and -redirect-uri belong to an application: give -client-id too")
 	}
 	return c, fs, nil
 }
@@ -158,6 +173,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	cfg.Target.HTTPClient = &http.Client{Timeout: cfg.Timeout}
 
 	fmt.Fprintf(stdout, "conformance: checking %s\n", cfg.Target.BaseURL)
+	cfg.Target = describe(stdout, cfg.Target)
 	runner := &conformance.Runner{Pattern: cfg.Run, Progress: func(r *conformance.Result) { progress(stdout, r, cfg.Verbose) }}
 	// A first interrupt lets the suite restore what it changed in the
 	// organization; a second one ends the program at once.
@@ -199,6 +215,34 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 1
 	}
 	return 0
+}
+
+// describe prints what the target is, detecting what -version and
+// -deployment do not say, and returns target with it filled in. When the
+// target cannot tell, target is returned as it is: the suite tries again
+// and fails its setup with the reason.
+func describe(w io.Writer, target conformance.Target) conformance.Target {
+	if target.Version != "" && target.Deployment != "" {
+		fmt.Fprintf(w, "target: release %s, %s deployment, as given\n", target.Version, target.Deployment)
+		return target
+	}
+	d, err := conformance.Detect(context.Background(), target)
+	if err != nil {
+		fmt.Fprintf(w, "target: not detected (%v); give -version and -deployment\n", err)
+		return target
+	}
+	switch {
+	case target.Version == "" && target.Deployment == "":
+		fmt.Fprintf(w, "target: %s, detected; give -version/-deployment to override\n", d)
+		target.Version, target.Deployment = d.Version, d.Deployment
+	case target.Version == "":
+		fmt.Fprintf(w, "target: %s, detected; checked as release %s (detected), %s deployment (given)\n", d, d.Version, target.Deployment)
+		target.Version = d.Version
+	default:
+		fmt.Fprintf(w, "target: %s, detected; checked as release %s (given), %s deployment (detected)\n", d, target.Version, d.Deployment)
+		target.Deployment = d.Deployment
+	}
+	return target
 }
 
 // shortName drops the top-level test's name, which every test shares.

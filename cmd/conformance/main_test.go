@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	portalapi "github.com/orgportal/portal-api"
 	"github.com/orgportal/portal-api/conformance/faults"
 	"github.com/orgportal/portal-api/portaltest"
 )
@@ -202,6 +204,7 @@ func TestUsage(t *testing.T) {
 		{"argument", []string{"-base-url", "http://x/sharing/rest", "-token", "t", "extra"}, nil, 2, `unexpected argument "extra"`},
 		{"bad environment", []string{"-base-url", "http://x/sharing/rest", "-token", "t"}, map[string]string{"CONFORMANCE_VERBOSE": "maybe"}, 2, "CONFORMANCE_VERBOSE"},
 		{"bad pattern", []string{"-token", "t", "-run", "("}, map[string]string{"CONFORMANCE_BASE_URL": "http://x/sharing/rest"}, 2, "pattern"},
+		{"secret without client", []string{"-base-url", "http://x/sharing/rest", "-token", "t", "-client-secret", "s"}, nil, 2, "give -client-id too"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -218,14 +221,16 @@ func TestUsage(t *testing.T) {
 
 func TestLoadEnvironment(t *testing.T) {
 	env := map[string]string{"CONFORMANCE_BASE_URL": "http://env/sharing/rest", "CONFORMANCE_TOKEN": "env-token",
-		"CONFORMANCE_MEMBER_TOKEN": "m", "CONFORMANCE_USER": "mary", "CONFORMANCE_VERBOSE": "true", "CONFORMANCE_TIMEOUT": "3s"}
-	c, _, err := Load([]string{"-base-url", "http://flag/sharing/rest", "-portal-id", "ORG"}, func(k string) string { return env[k] })
+		"CONFORMANCE_MEMBER_TOKEN": "m", "CONFORMANCE_USER": "mary", "CONFORMANCE_VERBOSE": "true", "CONFORMANCE_TIMEOUT": "3s",
+		"CONFORMANCE_CLIENT_ID": "app", "CONFORMANCE_CLIENT_SECRET": "app-secret", "CONFORMANCE_REDIRECT_URI": "http://127.0.0.1/cb"}
+	c, _, err := Load([]string{"-base-url", "http://flag/sharing/rest", "-portal-id", "ORG", "-client-secret", "flag-secret"}, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
 	tg := c.Target
 	if tg.BaseURL != "http://flag/sharing/rest" || tg.AdminToken != "env-token" || tg.MemberToken != "m" || tg.User != "mary" ||
-		tg.PortalID != "ORG" || !c.Verbose || c.Timeout.String() != "3s" {
+		tg.PortalID != "ORG" || !c.Verbose || c.Timeout.String() != "3s" ||
+		tg.ClientID != "app" || tg.ClientSecret != "flag-secret" || tg.RedirectURI != "http://127.0.0.1/cb" {
 		t.Errorf("Load = %+v", c)
 	}
 }
@@ -285,5 +290,74 @@ func TestInterrupt(t *testing.T) {
 	}
 	if after := state(); after != before {
 		t.Errorf("the organization was not restored after the interrupt:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// restVersions is getRoot's x-rest-versions: release -> REST version.
+func restVersions(t *testing.T) map[string]string {
+	t.Helper()
+	doc, err := portalapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for release, rest := range doc.Paths.Value("/").Get.Extensions["x-rest-versions"].(map[string]any) {
+		out[release] = rest.(string)
+	}
+	return out
+}
+
+// Without -version and -deployment, the command tells each emulated
+// release and deployment from what the portal answers, says so, and checks
+// it as that (its discovery scenarios hold the portal to its release's REST
+// version).
+func TestDetection(t *testing.T) {
+	rest := restVersions(t)
+	for _, deployment := range []string{"enterprise", "online"} {
+		for _, version := range []string{"10.8", "11.0", "11.1", "11.5"} {
+			t.Run(deployment+"-"+version, func(t *testing.T) {
+				p := portaltest.New(t, portaltest.WithVersion(version), portaltest.WithDeployment(deployment))
+				code, out, errOut := command(t, "-base-url", p.URL, "-token", p.AdminToken, "-member-token", p.MemberToken, "-run", "^discovery$")
+				want := fmt.Sprintf("target: ArcGIS Enterprise %s (REST %s), detected; give -version/-deployment to override\n", version, rest[version])
+				if deployment == "online" {
+					want = fmt.Sprintf("target: ArcGIS Online (REST %s, checked as release %s), detected; give -version/-deployment to override\n", rest[version], version)
+				}
+				if code != 0 || !strings.Contains(out, want) {
+					t.Errorf("exit status %d; want 0 and the line %q:\n%s%s", code, want, out, errOut)
+				}
+				if !strings.Contains(out, "PASS    discovery/root (") {
+					t.Errorf("the discovery scenarios did not pass:\n%s", out)
+				}
+			})
+		}
+	}
+	// Given, they are taken as they are; half given, the other half is
+	// detected.
+	p := portaltest.New(t, portaltest.WithVersion("11.1"), portaltest.WithDeployment("online"))
+	_, out, _ := command(t, "-base-url", p.URL, "-token", p.AdminToken, "-run", "^discovery$/^root$", "-version", "11.0", "-deployment", "online")
+	if !strings.Contains(out, "target: release 11.0, online deployment, as given\n") {
+		t.Errorf("-version and -deployment given:\n%s", out)
+	}
+	_, out, _ = command(t, "-base-url", p.URL, "-token", p.AdminToken, "-run", "^discovery$/^root$", "-version", "11.0")
+	if !strings.Contains(out, "checked as release 11.0 (given), online deployment (detected)\n") {
+		t.Errorf("-version given:\n%s", out)
+	}
+}
+
+// A whole run without -version and -deployment passes against the emulated
+// portal the examples fit least (hosted, the oldest release): what does not
+// apply to it is reported as not run, by name, as with the flags.
+func TestWithoutFlags(t *testing.T) {
+	p := portaltest.New(t, portaltest.WithVersion("10.8"), portaltest.WithDeployment("online"))
+	code, out, errOut := command(t, "-base-url", p.URL, "-token", p.AdminToken, "-member-token", p.MemberToken)
+	if code != 0 {
+		t.Fatalf("exit status %d against the emulator, online at 10.8, without -version and -deployment, want 0\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"target: ArcGIS Online (REST 8.1, checked as release 10.8), detected",
+		"NOT RUN examples/getPortal/self (", "x-deployments", "NOT RUN examples/getSettings/afterUpdate (", "x-introduced-in",
+		"PASS    examples/getPortal/selfOnline (", "PASS    signIn/codePKCE (", "\nPASS: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
 	}
 }

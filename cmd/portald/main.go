@@ -239,7 +239,7 @@ func certNote(file string, generated bool) string {
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
 	}
-	how := "trust it with REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS or curl --cacert"
+	how := "trust it with GIS(..., ca_bundles=) of the ArcGIS API for Python, REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS or curl --cacert"
 	if generated {
 		how = "generated now; " + how
 	}

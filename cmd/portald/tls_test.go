@@ -34,7 +34,7 @@ func TestRunTLS(t *testing.T) {
 	first := start(t, args...)
 	for _, want := range []string{
 		"API at https://" + first.addr + "/portal/sharing/rest,",
-		"HTTPS certificate " + certFile + " (generated now; trust it with REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS or curl --cacert)",
+		"HTTPS certificate " + certFile + " (generated now; trust it with GIS(..., ca_bundles=) of the ArcGIS API for Python, REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS or curl --cacert)",
 	} {
 		if !strings.Contains(first.line, want) {
 			t.Errorf("start-up line %q lacks %q", first.line, want)

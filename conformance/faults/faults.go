@@ -7,12 +7,14 @@ package faults
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // rewrite returns a proxy to target that passes each answer's decoded JSON
@@ -110,5 +112,138 @@ func EmptySuccess(target *url.URL) http.Handler {
 			return true
 		}
 		return false
+	})
+}
+
+// ForeignInfoAddress answers info with owningSystemUrl and tokenServicesUrl
+// on another host than the one the client reached the portal at.
+func ForeignInfoAddress(target *url.URL) http.Handler {
+	return rewrite(target, func(req *http.Request, _ *http.Response, body map[string]any) bool {
+		if !strings.HasSuffix(req.URL.Path, "/sharing/rest/info") {
+			return false
+		}
+		elsewhere := func(v any) any {
+			u, err := url.Parse(fmt.Sprint(v))
+			if err != nil {
+				return v
+			}
+			u.Host = "portal.invalid"
+			return u.String()
+		}
+		body["owningSystemUrl"] = elsewhere(body["owningSystemUrl"])
+		if auth, ok := body["authInfo"].(map[string]any); ok {
+			auth["tokenServicesUrl"] = elsewhere(auth["tokenServicesUrl"])
+		}
+		return true
+	})
+}
+
+// StaleCategorySchemaFlag answers portals/self with hasMemberCategorySchema
+// false, whatever the organization has.
+func StaleCategorySchemaFlag(target *url.URL) http.Handler {
+	return rewrite(target, func(req *http.Request, _ *http.Response, body map[string]any) bool {
+		if _, ok := body["hasMemberCategorySchema"]; !ok || !strings.HasSuffix(req.URL.Path, "/portals/self") {
+			return false
+		}
+		body["hasMemberCategorySchema"] = false
+		return true
+	})
+}
+
+// FormEncodedRedirects re-encodes the parameters of the sign-in's redirects
+// as HTML forms do (url.Values.Encode: + for a space), which the ArcGIS API
+// for Python decodes and ArcGIS REST JS does not.
+func FormEncodedRedirects(target *url.URL) http.Handler {
+	p := httputil.NewSingleHostReverseProxy(target)
+	p.ModifyResponse = func(resp *http.Response) error {
+		loc, err := url.Parse(resp.Header.Get("Location"))
+		if err != nil || resp.StatusCode != http.StatusFound {
+			return nil
+		}
+		if q, err := url.ParseQuery(loc.RawQuery); err == nil && loc.RawQuery != "" {
+			loc.RawQuery = q.Encode()
+		}
+		if f, err := url.ParseQuery(loc.EscapedFragment()); err == nil && loc.Fragment != "" {
+			loc.Fragment, loc.RawFragment = "", ""
+			resp.Header.Set("Location", loc.String()+"#"+f.Encode())
+			return nil
+		}
+		resp.Header.Set("Location", loc.String())
+		return nil
+	}
+	return p
+}
+
+// ReusableCodes answers a second exchange of an authorization code with
+// the tokens of the first, instead of refusing it.
+func ReusableCodes(target *url.URL) http.Handler {
+	p := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	answers := map[string][]byte{} // code -> the first exchange's answer
+	p.ModifyResponse = func(resp *http.Response) error {
+		code := resp.Request.Header.Get("X-Fault-Code")
+		if code == "" {
+			return nil
+		}
+		raw, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		answers[code] = raw
+		mu.Unlock()
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		return nil
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/oauth2/token") {
+			raw, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+			form, _ := url.ParseQuery(string(raw))
+			if form.Get("grant_type") == "authorization_code" {
+				mu.Lock()
+				first, seen := answers[form.Get("code")]
+				mu.Unlock()
+				if seen {
+					w.Header().Set("Content-Type", "application/json; charset=utf-8")
+					w.Write(first)
+					return
+				}
+				r.Header.Set("X-Fault-Code", form.Get("code"))
+			}
+		}
+		p.ServeHTTP(w, r)
+	})
+}
+
+// MoveItemWithoutMoving answers the per-item move with its documented
+// success, naming the destination, without moving anything.
+func MoveItemWithoutMoving(target *url.URL) http.Handler {
+	p := httputil.NewSingleHostReverseProxy(target)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(r.URL.Path, "/")
+		n := len(parts)
+		if r.Method != http.MethodPost || n < 4 || parts[n-1] != "move" || parts[n-3] != "items" {
+			p.ServeHTTP(w, r)
+			return
+		}
+		_ = r.ParseForm()
+		owner := ""
+		for i, part := range parts {
+			if part == "users" && i+1 < n {
+				owner = parts[i+1]
+			}
+		}
+		folder := r.PostForm.Get("folder")
+		if folder == "" || folder == "Root Folder" {
+			folder = "/"
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		json.NewEncoder(w).Encode(map[string]any{"success": true, "itemId": parts[n-2], "owner": owner, "folder": folder})
 	})
 }

@@ -248,7 +248,7 @@ type ClientInterface interface {
 	// calls (10,000 by default), and at most 64 MiB of them.
 	//
 	// Calls that matched no operation of openapi.yaml are journaled too, with the operation
-	// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/info`) or elsewhere
+	// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/search`) or elsewhere
 	// (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
 	// operation the emulated version does not have. `?unmatched=true` lists what a client asked for
 	// that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never
@@ -660,7 +660,7 @@ func (c *Client) ClearRequests(ctx context.Context, body ClearRequestsJSONReques
 // calls (10,000 by default), and at most 64 MiB of them.
 //
 // Calls that matched no operation of openapi.yaml are journaled too, with the operation
-// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/info`) or elsewhere
+// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/search`) or elsewhere
 // (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
 // operation the emulated version does not have. `?unmatched=true` lists what a client asked for
 // that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never
@@ -1705,7 +1705,7 @@ type ClientWithResponsesInterface interface {
 	// calls (10,000 by default), and at most 64 MiB of them.
 	//
 	// Calls that matched no operation of openapi.yaml are journaled too, with the operation
-	// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/info`) or elsewhere
+	// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/search`) or elsewhere
 	// (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
 	// operation the emulated version does not have. `?unmatched=true` lists what a client asked for
 	// that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never
@@ -2851,7 +2851,7 @@ func (c *ClientWithResponses) ClearRequestsWithResponse(ctx context.Context, bod
 // calls (10,000 by default), and at most 64 MiB of them.
 //
 // Calls that matched no operation of openapi.yaml are journaled too, with the operation
-// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/info`) or elsewhere
+// `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/search`) or elsewhere
 // (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
 // operation the emulated version does not have. `?unmatched=true` lists what a client asked for
 // that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never

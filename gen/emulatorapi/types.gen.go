@@ -93,10 +93,20 @@ type FaultList struct {
 
 // Organization One organization as an entry of a seed file (server/seed/demo.yaml has the same shape).
 type Organization struct {
+	// Apps Applications registered for OAuth 2.0 sign-in.
+	Apps  *[]OrganizationApp  `json:"apps,omitempty"`
 	Id    string              `json:"id"`
 	Name  string              `json:"name"`
 	Roles *[]OrganizationRole `json:"roles,omitempty"`
 	Users *[]OrganizationUser `json:"users,omitempty"`
+}
+
+// OrganizationApp An application registered for OAuth 2.0 sign-in; without `clientSecret`, a public client (no client
+// credentials). A redirect URI on a loopback host (127.0.0.1, ::1, localhost) takes any port (RFC 8252).
+type OrganizationApp struct {
+	ClientId     string   `json:"clientId"`
+	ClientSecret *string  `json:"clientSecret,omitempty"`
+	RedirectUris []string `json:"redirectUris"`
 }
 
 // OrganizationCreated defines model for OrganizationCreated.
@@ -160,11 +170,12 @@ type Request struct {
 	Operation string `json:"operation"`
 
 	// Params The parameters as decoded: JSON documents as JSON, id lists as arrays, path parameters
-	// included; `token` stands as the user name it belongs to, `password` as `(redacted)`, and a
-	// value longer than 64 KiB as `(not kept: N bytes)`. Of an unmatched call, which nothing
-	// validated, the query and a form body of up to 64 KiB: names, with the values of `f`,
-	// `grant_type` and `response_type` only, the others as `(not kept)` (a secret may come under
-	// any name).
+	// included; `token` stands as the user name it belongs to; what the portal's contract marks
+	// secret (`format: password`: `password`, `client_secret`, the OAuth sign-in's `code`,
+	// `code_verifier`, `refresh_token` and `auth_token`) as `(redacted)`; and a value longer than
+	// 64 KiB as `(not kept: N bytes)`. Of an unmatched call, which nothing validated, the query and
+	// a form body of up to 64 KiB: names, with the values of `f`, `grant_type` and `response_type`
+	// only, the others as `(not kept)` (a secret may come under any name).
 	Params map[string]interface{} `json:"params"`
 	Path   string                 `json:"path"`
 	Seq    int64                  `json:"seq"`
@@ -184,7 +195,9 @@ type RequestAnswer struct {
 	MessageCode *string `json:"messageCode,omitempty"`
 
 	// Status The HTTP status; 0 when the connection was dropped.
-	Status  int  `json:"status"`
+	Status int `json:"status"`
+
+	// Success No error envelope, no error page, not dropped (the sign-in's redirect is a success).
 	Success bool `json:"success"`
 }
 

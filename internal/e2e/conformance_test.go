@@ -12,7 +12,8 @@ import (
 )
 
 // alternate sends each request to the next of several servers in turn, as a
-// round-robin load balancer would.
+// round-robin load balancer would: the Host header stays the one the client
+// wrote, so that the addresses the servers write back are the balancer's.
 type alternate struct {
 	hosts []string
 	next  atomic.Uint64
@@ -23,7 +24,10 @@ func (a *alternate) RoundTrip(req *http.Request) (*http.Response, error) {
 	i := int(a.next.Add(1)-1) % len(a.hosts)
 	a.seen[i].Add(1)
 	r := req.Clone(req.Context())
-	r.URL.Host, r.Host = a.hosts[i], a.hosts[i]
+	if r.Host == "" {
+		r.Host = req.URL.Host
+	}
+	r.URL.Host = a.hosts[i]
 	return http.DefaultTransport.RoundTrip(r)
 }
 

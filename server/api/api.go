@@ -42,6 +42,9 @@ type Config struct {
 	// Hooks, when set, sees every call to an operation and may inject
 	// faults (package emulator).
 	Hooks Hooks
+	// DefaultOrganization is the organization an anonymous portals/self
+	// answers (the portal's own: the first of the seed).
+	DefaultOrganization string
 }
 
 // DefaultBodyBytesInFlight is the default bound on the bytes of all bodies
@@ -110,7 +113,7 @@ func New(cfg Config) (*API, error) {
 		return nil, err
 	}
 	gates.Limits = limits
-	var opts []server.Option
+	opts := []server.Option{server.WithDefaultOrganization(cfg.DefaultOrganization)}
 	if cfg.Now != nil {
 		opts = append(opts, server.WithClock(cfg.Now))
 	}
@@ -124,6 +127,7 @@ func New(cfg Config) (*API, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
+	e.Pre(cleanPath, s.cors)
 	e.Use(s.recoverPanics, s.logRequests)
 	if cfg.Hooks != nil {
 		e.Use(s.unmatched)
@@ -140,10 +144,30 @@ func New(cfg Config) (*API, error) {
 	for id, o := range ops {
 		perOp[id] = []echo.MiddlewareFunc{s.serve(o)}
 	}
-	// Only generateToken needs the client's address (sign-in throttling).
-	perOp["generateToken"] = append([]echo.MiddlewareFunc{withClientAddr}, perOp["generateToken"]...)
-	g := groupRouter{g: e.Group(base), bare: new([]string)}
-	gen.RegisterHandlersWithOptions(g, gen.NewStrictHandler(&handlers{svc: s.svc}, []gen.StrictMiddlewareFunc{writeResponse}),
+	// Only the sign-ins need the client's address (sign-in throttling).
+	for _, id := range []string{"generateToken", "oauthSignIn"} {
+		perOp[id] = append([]echo.MiddlewareFunc{withClientAddr}, perOp[id]...)
+	}
+	g := groupRouter{g: e.Group(base), bare: new([]string), beside: map[string]*echo.Group{}, slashed: map[string]bool{}}
+	// A path whose own servers put it beside the REST root, not under it
+	// (the sign-in the sign-in page posts: /sharing/oauth2/signin), is
+	// routed where they say.
+	for path, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if slashed, _ := op.Extensions["x-trailing-slash"].(bool); slashed {
+				g.slashed[path] = true
+			}
+		}
+		if len(item.Servers) == 0 {
+			continue
+		}
+		at, ok := strings.CutPrefix(item.Servers[0].URL, "{scheme}://{host}")
+		if !ok {
+			return nil, fmt.Errorf("api: openapi.yaml %s: a server URL that does not start with {scheme}://{host}", path)
+		}
+		g.beside[path] = e.Group(cfg.Context + at)
+	}
+	gen.RegisterHandlersWithOptions(g, gen.NewStrictHandler(&handlers{svc: s.svc, context: cfg.Context}, []gen.StrictMiddlewareFunc{writeResponse}),
 		gen.RegisterHandlersOptions{OperationMiddlewares: perOp})
 	if len(*g.bare) > 0 {
 		// A route without its middleware would skip authentication.
@@ -159,12 +183,33 @@ func New(cfg Config) (*API, error) {
 	return &API{Handler: e, svc: s.svc, ops: ops}, nil
 }
 
+// cleanPath serves a path that starts with repeated slashes as if it
+// started with one, as the portal's web servers do: the ArcGIS API for
+// Python writes //sharing/rest/ for a portal without a context.
+func cleanPath(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		u := c.Request().URL
+		if strings.HasPrefix(u.Path, "//") {
+			u.Path = "/" + strings.TrimLeft(u.Path, "/")
+			if u.RawPath != "" {
+				u.RawPath = "/" + strings.TrimLeft(u.RawPath, "/")
+			}
+		}
+		return next(c)
+	}
+}
+
 // groupRouter lets the generated registration add its routes to a group.
 // Every read answers POST as well as GET: the portal takes a read's
 // parameters from a form body too, and its JavaScript client posts them.
 type groupRouter struct {
 	g    *echo.Group
 	bare *[]string // paths registered without a middleware
+	// beside holds the groups of the paths routed beside the REST root;
+	// slashed the paths also answered with (or, for "/", without) a
+	// trailing slash.
+	beside  map[string]*echo.Group
+	slashed map[string]bool
 }
 
 func (r groupRouter) check(p string, m []echo.MiddlewareFunc) {
@@ -173,42 +218,58 @@ func (r groupRouter) check(p string, m []echo.MiddlewareFunc) {
 	}
 }
 
-func (r groupRouter) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+// at returns the group p is routed in and its path there.
+func (r groupRouter) at(p string) (*echo.Group, string) {
+	if g, ok := r.beside[p]; ok {
+		return g, p
+	}
+	return r.g, p
+}
+
+// register routes h at p with method, and at p's other spelling when the
+// contract says the operation has one (x-trailing-slash): the REST root
+// is at sharing/rest and sharing/rest/, the token endpoint at oauth2/token
+// and oauth2/token/, as the official clients call them.
+func (r groupRouter) register(method, p string, h echo.HandlerFunc, m []echo.MiddlewareFunc) *echo.Route {
 	r.check(p, m)
-	return r.g.CONNECT(p, h, m...)
+	g, p := r.at(p)
+	if r.slashed[p] {
+		if p == "/" {
+			g.Add(method, "", h, m...)
+		} else {
+			g.Add(method, p+"/", h, m...)
+		}
+	}
+	return g.Add(method, p, h, m...)
+}
+
+func (r groupRouter) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.register(http.MethodConnect, p, h, m)
 }
 func (r groupRouter) DELETE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	r.check(p, m)
-	return r.g.DELETE(p, h, m...)
+	return r.register(http.MethodDelete, p, h, m)
 }
 func (r groupRouter) GET(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	r.check(p, m)
-	r.g.POST(p, h, m...)
-	return r.g.GET(p, h, m...)
+	r.register(http.MethodPost, p, h, m)
+	return r.register(http.MethodGet, p, h, m)
 }
 func (r groupRouter) HEAD(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	r.check(p, m)
-	return r.g.HEAD(p, h, m...)
+	return r.register(http.MethodHead, p, h, m)
 }
 func (r groupRouter) OPTIONS(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	r.check(p, m)
-	return r.g.OPTIONS(p, h, m...)
+	return r.register(http.MethodOptions, p, h, m)
 }
 func (r groupRouter) PATCH(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	r.check(p, m)
-	return r.g.PATCH(p, h, m...)
+	return r.register(http.MethodPatch, p, h, m)
 }
 func (r groupRouter) POST(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	r.check(p, m)
-	return r.g.POST(p, h, m...)
+	return r.register(http.MethodPost, p, h, m)
 }
 func (r groupRouter) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	r.check(p, m)
-	return r.g.PUT(p, h, m...)
+	return r.register(http.MethodPut, p, h, m)
 }
 func (r groupRouter) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	r.check(p, m)
-	return r.g.TRACE(p, h, m...)
+	return r.register(http.MethodTrace, p, h, m)
 }
 
 // recoverPanics turns a panic into a logged 500 envelope; the client never
@@ -253,6 +314,9 @@ func writeResponse(f gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 		}
 		if cl := callOf(c.Request().Context()); cl != nil && cl.hook != nil {
 			cl.answer = resp
+		}
+		if p, isPage := resp.(htmlPage); isPage {
+			return nil, p.write(c)
 		}
 		if resp == succeeded {
 			if cl := callOf(c.Request().Context()); cl == nil || !cl.pretty {

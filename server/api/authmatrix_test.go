@@ -15,27 +15,36 @@ import (
 // Errors, Auth): ✓ succeeds, a number is the envelope code. The target is
 // always the demo organization and its member jsmith (the "user" column).
 // A member of another organization is "inaccessible" (400) where the portal
-// hides what exists: members (community/users) and items (CONT_0001).
+// hides what exists: members (community/users) and items (CONT_0001). An
+// application's token (client_credentials, "app") acts for no user: it reads
+// what anonymous callers read, and anything else is 403, not 498.
 const matrixTable = `
-operation                  none bad expired admin publisher user secadmin catadmin contentadmin viewer otheradmin
-updateSettings             499  498 498     ✓     403       403  ✓        403      403          403    403
-getSettings                ✓    498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      ✓
-assignMemberCategorySchema 499  498 498     ✓     403       403  403      ✓        403          403    403
-getMemberCategorySchema    499  498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      403
-deleteMemberCategorySchema 499  498 498     ✓     403       403  403      ✓        403          403    403
-listMembers                499  498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      403
-getMember                  499  498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      400
-updateMember               499  498 498     ✓     403       403  403      403      ✓            403    400
-moveItems                  499  498 498     ✓     403       ✓    403      403      ✓            403    403
-getUserContent             499  498 498     ✓     403       ✓    403      403      ✓            403    403
-getFolderContent           499  498 498     ✓     403       ✓    403      403      ✓            403    403
-getItem                    499  498 498     ✓     400       ✓    400      400      ✓            400    400
-createFolder               499  498 498     ✓     403       ✓    403      403      ✓            403    403
-deleteFolder               499  498 498     ✓     403       ✓    403      403      ✓            403    403
-addItem                    499  498 498     ✓     403       ✓    403      403      ✓            403    403
-addItemToFolder            499  498 498     ✓     403       ✓    403      403      ✓            403    403
-deleteItems                499  498 498     ✓     403       ✓    403      403      ✓            403    403
-generateToken              ✓    498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      ✓
+operation                  none bad expired admin publisher user secadmin catadmin contentadmin viewer otheradmin app
+updateSettings             499  498 498     ✓     403       403  ✓        403      403          403    403        403
+getSettings                ✓    498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      ✓          ✓
+assignMemberCategorySchema 499  498 498     ✓     403       403  403      ✓        403          403    403        403
+getMemberCategorySchema    499  498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      403        403
+deleteMemberCategorySchema 499  498 498     ✓     403       403  403      ✓        403          403    403        403
+listMembers                499  498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      403        403
+getMember                  499  498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      400        403
+updateMember               499  498 498     ✓     403       403  403      403      ✓            403    400        403
+moveItems                  499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
+getUserContent             499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
+getFolderContent           499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
+getItem                    499  498 498     ✓     400       ✓    400      400      ✓            400    400        400
+createFolder               499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
+deleteFolder               499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
+addItem                    499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
+addItemToFolder            499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
+deleteItems                499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
+generateToken              ✓    498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      ✓          ✓
+getRoot                    ✓    498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      ✓          ✓
+getInfo                    ✓    498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      ✓          ✓
+getPortal                  ✓    498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      ✓          ✓
+listRoles                  499  498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      403        403
+getSelf                    499  498 498     ✓     ✓         ✓    ✓        ✓        ✓            ✓      ✓          403
+moveItem                   499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
+moveItemFromFolder         499  498 498     ✓     403       ✓    403      403      ✓            403    403        403
 `
 
 // parseMatrix splits matrixTable into its callers and, per operation, the
@@ -218,6 +227,48 @@ var matrixOps = map[string]matrixOp{
 			wantSuccess(t, r["itemId"] == id && r["success"] == true, a)
 		},
 	},
+	"getRoot": {
+		call: func(t *testing.T, p *pt.Portal, tok, _ string) answer { return get(t, p, "", tok, nil) },
+		good: func(t *testing.T, a answer, _ string) { wantSuccess(t, a.body["currentVersion"] != nil, a) },
+	},
+	"getInfo": {
+		call: func(t *testing.T, p *pt.Portal, tok, _ string) answer { return get(t, p, "/info", tok, nil) },
+		good: func(t *testing.T, a answer, _ string) { wantSuccess(t, a.body["authInfo"] != nil, a) },
+	},
+	"getPortal": {
+		call: func(t *testing.T, p *pt.Portal, tok, _ string) answer { return get(t, p, schemaPath, tok, nil) },
+		good: func(t *testing.T, a answer, _ string) { wantSuccess(t, a.body["id"] == pt.OrgID, a) },
+	},
+	"listRoles": {
+		call: func(t *testing.T, p *pt.Portal, tok, _ string) answer {
+			return get(t, p, schemaPath+"/roles", tok, nil)
+		},
+		good: func(t *testing.T, a answer, _ string) { wantSuccess(t, a.body["total"] == 4.0, a) },
+	},
+	"getSelf": {
+		call: func(t *testing.T, p *pt.Portal, tok, _ string) answer { return get(t, p, "/community/self", tok, nil) },
+		good: func(t *testing.T, a answer, _ string) {
+			wantSuccess(t, a.body["username"] != nil && a.body["id"] != nil, a)
+		},
+	},
+	"moveItem": {
+		setup: newItem,
+		call: func(t *testing.T, p *pt.Portal, tok, id string) answer {
+			return post(t, p, hContent+"/items/"+id+"/move", tok, form("folder", pt.ProjectsFolder))
+		},
+		good: func(t *testing.T, a answer, id string) {
+			wantSuccess(t, a.body["itemId"] == id && a.body["folder"] == pt.ProjectsFolder, a)
+		},
+	},
+	"moveItemFromFolder": {
+		setup: newItem,
+		call: func(t *testing.T, p *pt.Portal, tok, id string) answer {
+			return post(t, p, hContent+"/"+pt.ArchiveFolder+"/items/"+id+"/move", tok, form("folder", pt.ProjectsFolder))
+		},
+		good: func(t *testing.T, a answer, id string) {
+			wantSuccess(t, a.body["itemId"] == id && a.body["folder"] == pt.ProjectsFolder, a)
+		},
+	},
 	"generateToken": {
 		call: func(t *testing.T, p *pt.Portal, tok, _ string) answer {
 			return post(t, p, "/generateToken", tok, form("username", pt.Member, "password", "jsmith-password"))
@@ -248,7 +299,13 @@ func matrixPortal(t *testing.T, caller string) (*pt.Portal, string) {
 		"user": pt.MemberToken, "secadmin": pt.SecAdminToken, "catadmin": pt.CatAdminToken,
 		"contentadmin": pt.ContentAdminToken, "viewer": pt.ViewerToken, "otheradmin": pt.OtherAdminToken,
 	}
-	if caller != "expired" {
+	switch caller {
+	case "app":
+		p := pt.New(t)
+		a := ok(t, post(t, p, "/oauth2/token", "", form("grant_type", "client_credentials", "client_id", demoApp, "client_secret", demoSecret)))
+		return p, a.body["access_token"].(string)
+	case "expired":
+	default:
 		return pt.New(t), tokens[caller]
 	}
 	// An administrator's token from generateToken, valid for one minute,
@@ -267,8 +324,8 @@ func matrixPortal(t *testing.T, caller string) (*pt.Portal, string) {
 // nothing.
 func TestAuthMatrix(t *testing.T) {
 	callers, ops, expect := parseMatrix(t)
-	if len(ops) != 18 || len(matrixOps) != 18 {
-		t.Fatalf("the matrix has %d rows and %d requests, want 18 operations", len(ops), len(matrixOps))
+	if len(ops) != 25 || len(matrixOps) != 25 {
+		t.Fatalf("the matrix has %d rows and %d requests, want 25 operations", len(ops), len(matrixOps))
 	}
 	got := make([][]string, len(ops))
 	for i := range got {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -25,10 +26,14 @@ type envelope struct {
 }
 
 type envelopeBody struct {
-	Code        int      `json:"code"`
-	MessageCode string   `json:"messageCode,omitempty"`
-	Message     string   `json:"message"`
-	Details     []string `json:"details"`
+	Code int `json:"code"`
+	// OAuth and OAuthDescription are the OAuth 2.0 error of an OAuth
+	// endpoint (RFC 6749), beside the portal's own fields.
+	OAuth            string   `json:"error,omitempty"`
+	OAuthDescription string   `json:"error_description,omitempty"`
+	MessageCode      string   `json:"messageCode,omitempty"`
+	Message          string   `json:"message"`
+	Details          []string `json:"details"`
 }
 
 // transportError is a failure that keeps a real HTTP status (unknown path,
@@ -60,7 +65,17 @@ func (s *srv) errorHandler(err error, c echo.Context) {
 		return
 	}
 	status, body := s.toEnvelope(err, c)
-	if werr := writeJSON(c, status, envelope{Error: body}); werr != nil {
+	var werr error
+	if cl := callOf(c.Request().Context()); cl != nil && cl.op != nil && cl.op.html {
+		// A page's error is a page, with a real status: a person reads it.
+		if status == http.StatusOK {
+			status = http.StatusBadRequest
+		}
+		werr = errorHTML(status, body).write(c)
+	} else {
+		werr = writeJSON(c, status, envelope{Error: body})
+	}
+	if werr != nil {
 		// The client is gone: nothing to do about it.
 		s.log.Debug("writing an error answer", "err", werr)
 	}
@@ -79,12 +94,20 @@ func (s *srv) toEnvelope(err error, c echo.Context) (int, envelopeBody) {
 	case errors.As(err, &mbe):
 		return errTooLarge.status, errTooLarge.body
 	case errors.As(err, &de):
-		body := envelopeBody{Code: de.Code, MessageCode: de.MessageCode, Message: de.Message, Details: de.Details}
+		body := envelopeBody{Code: de.Code, MessageCode: de.MessageCode, Message: de.Message, Details: de.Details, OAuth: de.OAuth}
 		if body.Message == "" {
 			body.Message = s.opMessage(c)
 		}
 		if body.Details == nil {
 			body.Details = []string{}
+		}
+		if cl := callOf(c.Request().Context()); cl != nil && cl.op != nil && cl.op.oauthErrors && body.OAuth == "" && body.Code == 400 {
+			// What an OAuth endpoint refuses before its rules run (the
+			// contract's checks) is a malformed request to OAuth clients.
+			body.OAuth = "invalid_request"
+		}
+		if body.OAuth != "" {
+			body.OAuthDescription = body.Message
 		}
 		return http.StatusOK, body
 	case errors.As(err, &he):
@@ -238,7 +261,11 @@ func writeJSON(c echo.Context, status int, v any) error {
 }
 
 func writeRaw(c echo.Context, status int, body []byte) error {
-	c.Response().Header()["Content-Type"] = jsonContentType
+	h := c.Response().Header()
+	h["Content-Type"] = jsonContentType
+	// Always a length: without one, net/http chunks an answer past 2 KiB,
+	// and the ArcGIS API for Python reads a chunked error differently.
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	c.Response().WriteHeader(status)
 	_, err := c.Response().Write(body)
 	return err

@@ -38,7 +38,42 @@ func gatesFromSpec(doc *openapi3.T, v server.Version, deployment string) (server
 			return g, err
 		}
 	}
-	return g, nil
+	rest, err := restVersion(doc, v)
+	g.RESTVersion = rest
+	return g, err
+}
+
+// restVersion reads the REST API's version of release v from getRoot's
+// x-rest-versions: v's own, else that of the nearest release before v,
+// else (v older than every release listed) the first release's.
+func restVersion(doc *openapi3.T, v server.Version) (string, error) {
+	root := doc.Paths.Value("/")
+	if root == nil || root.Get == nil {
+		return "", fmt.Errorf("api: openapi.yaml lacks GET /")
+	}
+	table, ok := root.Get.Extensions["x-rest-versions"].(map[string]any)
+	if !ok || len(table) == 0 {
+		return "", fmt.Errorf("api: openapi.yaml GET / lacks x-rest-versions")
+	}
+	var best, first server.Version
+	var bestREST, firstREST string
+	for release, r := range table {
+		rv, err := server.ParseVersion(release)
+		rest, isText := r.(string)
+		if err != nil || !isText {
+			return "", fmt.Errorf("api: openapi.yaml x-rest-versions: %q: %v: want release: REST version", release, r)
+		}
+		if firstREST == "" || rv.Less(first) {
+			first, firstREST = rv, rest
+		}
+		if !v.Less(rv) && (bestREST == "" || best.Less(rv)) {
+			best, bestREST = rv, rest
+		}
+	}
+	if bestREST == "" {
+		return firstREST, nil
+	}
+	return bestREST, nil
 }
 
 func requirement(ext map[string]any) (server.Requirement, bool, error) {

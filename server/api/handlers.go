@@ -19,7 +19,10 @@ import (
 // handlers adapts the generated strict-server interface to server.Service:
 // generated types in, domain values to the service, generated types out.
 // Errors are returned as Go errors and leave through the error handler.
-type handlers struct{ svc *server.Service }
+type handlers struct {
+	svc     *server.Service
+	context string // Config.Context: the segment before /sharing
+}
 
 var _ gen.StrictServerInterface = (*handlers)(nil)
 
@@ -285,12 +288,11 @@ func toGenMember(u server.User) gen.Member {
 }
 
 func (h *handlers) GetMember(ctx context.Context, r gen.GetMemberRequestObject) (gen.GetMemberResponseObject, error) {
-	u, err := h.svc.Member(ctx, principal(ctx), r.UserName)
+	p, err := h.svc.Member(ctx, principal(ctx), r.UserName)
 	if err != nil {
 		return nil, err
 	}
-	m := toGenMember(u)
-	return gen.GetMember200JSONResponse{Username: &m.Username, FullName: m.FullName, OrgId: &m.OrgId, Role: &m.Role, Categories: &m.Categories}, nil
+	return gen.GetMember200JSONResponse(memberAnswer(p)), nil
 }
 
 func (h *handlers) UpdateMember(ctx context.Context, r gen.UpdateMemberRequestObject) (gen.UpdateMemberResponseObject, error) {
@@ -415,7 +417,7 @@ func (h *handlers) AddItemToFolder(ctx context.Context, r gen.AddItemToFolderReq
 }
 
 func toGenItem(it server.Item) gen.Item {
-	out := gen.Item{Id: it.ID, Owner: it.Owner, Title: it.Title, Type: it.Type, Tags: ptr(it.Tags),
+	out := gen.Item{Id: it.ID, Owner: it.Owner, Title: it.Title, Type: it.Type, TypeKeywords: ptr([]string{}), Tags: ptr(it.Tags),
 		Description: ptr(it.Description), Created: millis(it.Created), Modified: millis(it.Modified)}
 	if out.Tags == nil || *out.Tags == nil {
 		out.Tags = ptr([]string{})
@@ -482,7 +484,8 @@ func (h *handlers) GetItem(ctx context.Context, r gen.GetItemRequestObject) (gen
 }
 
 func (h *handlers) GenerateToken(ctx context.Context, r gen.GenerateTokenRequestObject) (gen.GenerateTokenResponseObject, error) {
-	req := server.TokenRequest{Username: r.Body.Username, Password: r.Body.Password}
+	_, _, tls := h.where(ctx)
+	req := server.TokenRequest{Username: r.Body.Username, Password: r.Body.Password, SSL: tls}
 	if r.Body.Expiration != nil {
 		req.Expiration = time.Duration(*r.Body.Expiration) * time.Minute
 	}

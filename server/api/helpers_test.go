@@ -44,19 +44,34 @@ func (a answer) details() []string {
 	return out
 }
 
+// noRedirects is the client of the tests: a redirect (the OAuth sign-in's)
+// is an answer to look at, not to follow.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// do sends req and decodes its JSON answer; an answer that is not JSON
+// fails t.
 func do(t *testing.T, req *http.Request) answer {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	a := fetch(t, req)
+	if err := json.Unmarshal([]byte(a.raw), &a.body); err != nil {
+		t.Fatalf("%s %s: answer is not JSON: %q", req.Method, req.URL.Path, a.raw)
+	}
+	return a
+}
+
+// fetch sends req and returns its answer undecoded: a page, a redirect.
+func fetch(t *testing.T, req *http.Request) answer {
+	t.Helper()
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	a := answer{status: resp.StatusCode, raw: string(b), header: resp.Header}
-	if err := json.Unmarshal(b, &a.body); err != nil {
-		t.Fatalf("%s %s: answer is not JSON: %q", req.Method, req.URL.Path, b)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return a
+	return answer{status: resp.StatusCode, raw: string(b), header: resp.Header}
 }
 
 // post sends a form as the portal's clients do; token "" sends none.
@@ -126,4 +141,23 @@ func form(kv ...string) url.Values {
 		v.Set(kv[i], kv[i+1])
 	}
 	return v
+}
+
+// readPage reads an HTML page of the API anonymously, by GET with params in
+// the query or by POST with them in a form body; it fails t unless the
+// answer is a page with HTTP 200.
+func readPage(t *testing.T, p *pt.Portal, method, path string, params url.Values) answer {
+	t.Helper()
+	var req *http.Request
+	if method == http.MethodGet {
+		req, _ = http.NewRequest(method, p.URL+path+"?"+params.Encode(), nil)
+	} else {
+		req, _ = http.NewRequest(method, p.URL+path, strings.NewReader(params.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	a := fetch(t, req)
+	if a.status != http.StatusOK || a.header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("%s %s: want a page, got HTTP %d %s: %.600s", method, path, a.status, a.header.Get("Content-Type"), a.raw)
+	}
+	return a
 }

@@ -50,6 +50,10 @@ type Call struct {
 	// stands for, empty when anonymous or invalid.
 	Token, User string
 	Start       time.Time
+	// Secrets names the parameters the contract marks secret (format:
+	// password): passwords, client secrets, codes and refresh tokens,
+	// which a journal must not keep. Shared: never change it.
+	Secrets map[string]bool
 }
 
 // PathParam returns the path parameter name and whether the operation has
@@ -156,7 +160,8 @@ func unmatchedParams(r *http.Request) (url.Values, string) {
 
 // observe starts the Call of a request routed to an operation.
 func (s *srv) observe(c echo.Context, cl *call) {
-	cl.hooked = Call{Operation: cl.op.spec.OperationID, Method: c.Request().Method, Path: c.Request().URL.Path, Start: time.Now()}
+	cl.hooked = Call{Operation: cl.op.spec.OperationID, Method: c.Request().Method, Path: c.Request().URL.Path, Start: time.Now(),
+		Secrets: cl.op.secrets}
 	hc := &cl.hooked
 	hc.ParamNames, hc.ParamValues = c.ParamNames(), c.ParamValues()
 	cl.hook = hc
@@ -191,7 +196,12 @@ func (s *srv) finish(c echo.Context, cl *call, err error) {
 			}
 		}
 	}
+	if err != nil && cl.op.html && a.Status == http.StatusOK {
+		a.Status = http.StatusBadRequest // as the error handler answers a page's error
+	}
 	switch r := cl.answer.(type) {
+	case htmlPage:
+		a.Status, a.Code = r.status, r.code
 	case gen.MoveItems200JSONResponse:
 		a.FailedItems = failedItems(r.Results)
 	case gen.DeleteItems200JSONResponse:

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"strings"
@@ -29,6 +30,11 @@ type hostileCase struct {
 	code    int               // envelope code; 0 means no envelope and every item result is CONT_0001
 	detail  string            // substring of the messageCode, message or a detail
 	items   int               // with code 0: the number of item results
+	// page: the answer is an HTML page (the OAuth sign-in's), of HTTP
+	// status (400 when 0) and holding detail, instead of the envelope.
+	page bool
+	// oauth is the OAuth 2.0 error code the envelope must carry in "error".
+	oauth string
 }
 
 // enc is a form body built from name/value pairs.
@@ -104,6 +110,9 @@ func sendHostile(t *testing.T, p *pt.Portal, c hostileCase) answer {
 	for k, v := range c.header {
 		req.Header.Set(k, v)
 	}
+	if c.page {
+		return fetch(t, req)
+	}
 	return do(t, req)
 }
 
@@ -111,6 +120,10 @@ func sendHostile(t *testing.T, p *pt.Portal, c hostileCase) answer {
 // one case's failure does not hide the others.
 func checkHostile(t *testing.T, c hostileCase, a answer) {
 	t.Helper()
+	if c.page {
+		checkHostilePage(t, c, a)
+		return
+	}
 	if a.status >= 500 || a.errCode() >= 500 {
 		t.Fatalf("server failure: HTTP %d %s", a.status, a.raw)
 	}
@@ -137,6 +150,29 @@ func checkHostile(t *testing.T, c hostileCase, a answer) {
 	text := fmt.Sprint(a.errField("messageCode"), " ", a.errField("message"), " ", strings.Join(a.details(), " | "))
 	if !strings.Contains(text, c.detail) {
 		t.Errorf("error does not mention %q: %.600s", c.detail, a.raw)
+	}
+	if c.oauth != "" && (a.errField("error") != c.oauth || a.errField("error_description") != a.errField("message")) {
+		t.Errorf("want the OAuth error %s with its description: %.600s", c.oauth, a.raw)
+	}
+}
+
+// checkHostilePage checks the answer of an operation that answers HTML:
+// its error page (or the sign-in page again) with the status and text
+// wanted, never a redirect.
+func checkHostilePage(t *testing.T, c hostileCase, a answer) {
+	t.Helper()
+	want := c.status
+	if want == 0 {
+		want = http.StatusBadRequest
+	}
+	if a.status != want || a.header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("want an HTML page with HTTP %d, got HTTP %d %q: %.600s", want, a.status, a.header.Get("Content-Type"), a.raw)
+	}
+	if loc := a.header.Get("Location"); loc != "" {
+		t.Errorf("redirects to %s", loc)
+	}
+	if !strings.Contains(a.raw, html.EscapeString(c.detail)) {
+		t.Errorf("the page does not say %q: %.1200s", c.detail, a.raw)
 	}
 }
 

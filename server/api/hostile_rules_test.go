@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -268,5 +269,71 @@ func TestSigninThrottle(t *testing.T) {
 	var tok struct{ Token string }
 	if err := json.Unmarshal([]byte(a.raw), &tok); err != nil || tok.Token == "" {
 		t.Errorf("sign-in after the window: %s", a.raw)
+	}
+}
+
+// TestSigninSuccessesAreNoFailures: only failed sign-ins count. Five hundred
+// right passwords in a row from one address all succeed, and a success takes
+// back its own advance count only: failures counted before it stay.
+func TestSigninSuccessesAreNoFailures(t *testing.T) {
+	c := &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	p := pt.New(t, pt.WithClock(c.Now))
+	signin := func(user, password string) answer {
+		return post(t, p, "/generateToken", "", form("username", user, "password", password))
+	}
+	for i := range 500 {
+		if a := signin(pt.Admin, pt.AdminPassword); a.body["token"] == nil {
+			t.Fatalf("sign-in %d of 500 from one address: %s", i+1, a.raw)
+		}
+	}
+	// 49 failures from this address, then a success by a known account:
+	// the address's count stays at 49, so the next failure is its 50th.
+	for i := range 49 {
+		fails(t, signin(fmt.Sprintf("nobody%d", i), "x"), 400, "Invalid username or password.")
+	}
+	ok(t, signin(pt.Admin, pt.AdminPassword))
+	fails(t, signin("nobody49", "x"), 400, "Invalid username or password.")
+	fails(t, signin(pt.Admin, pt.AdminPassword), 429, "50 failed sign-ins from this address")
+}
+
+// TestSigninThrottleConcurrent: attempts sent at once cannot pass a limit
+// together: of 12 concurrent wrong passwords for one user name exactly 5 are
+// judged, and of 70 concurrent failures from one address exactly 50.
+func TestSigninThrottleConcurrent(t *testing.T) {
+	p := pt.New(t)
+	codes := func(n int, user func(i int) string) map[int]int {
+		got := make(chan int, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				body := form("username", user(i), "password", "wrong").Encode()
+				resp, err := http.Post(p.URL+"/generateToken", "application/x-www-form-urlencoded", strings.NewReader(body))
+				if err != nil {
+					t.Error(err)
+					got <- 0
+					return
+				}
+				defer resp.Body.Close()
+				var env struct{ Error struct{ Code int } }
+				if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+					t.Error(err)
+				}
+				got <- env.Error.Code
+			})
+		}
+		wg.Wait()
+		close(got)
+		count := map[int]int{}
+		for c := range got {
+			count[c]++
+		}
+		return count
+	}
+	if got := codes(12, func(int) string { return pt.Member }); got[400] != 5 || got[429] != 7 {
+		t.Errorf("12 concurrent failures for one user name: %v, want 5 judged (400) and 7 refused (429)", got)
+	}
+	// 5 failures from this address so far: 45 more are judged.
+	if got := codes(70, func(i int) string { return fmt.Sprintf("nobody%d", i) }); got[400] != 45 || got[429] != 25 {
+		t.Errorf("70 concurrent failures from one address after 5: %v, want 45 judged (400) and 25 refused (429)", got)
 	}
 }

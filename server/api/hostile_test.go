@@ -488,6 +488,7 @@ func hostileCatalog() []hostileCase {
 		hostileCase{name: "POST to /health", root: true, path: "/health", status: 404, code: 404, detail: "Not found"},
 		hostileCase{name: "GET of /emulator/reset", method: "GET", root: true, path: "/emulator/reset", status: 404, code: 404, detail: "Not found"},
 	)
+	add(discoveryAndSignInCatalog()...)
 	return cs
 }
 

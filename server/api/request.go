@@ -51,6 +51,13 @@ type operation struct {
 	// direct, when not nil, serves the operation once it is validated, in
 	// place of the generated binder and strict handler (see direct).
 	direct func(s *srv, c echo.Context, cl *call) error
+	// html is set for the operations that answer an HTML page (the OAuth
+	// sign-in), whose errors are pages too; oauthErrors for those whose
+	// error envelope carries the OAuth 2.0 error (OAuthErrorBody).
+	html, oauthErrors bool
+	// secrets names the parameters and form fields whose format is
+	// password.
+	secrets map[string]bool
 }
 
 type pathValue struct{ name, value string }
@@ -71,6 +78,14 @@ func operations(doc *openapi3.T, v server.Version) (map[string]*operation, error
 				required:  map[string]bool{},
 				direct:    direct[op.OperationID],
 			}
+			if ok := op.Responses.Value("200"); ok != nil && ok.Value != nil {
+				o.html = ok.Value.Content.Get("text/html") != nil
+				if mt := ok.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+					if e := mt.Schema.Value.Properties["error"]; e != nil {
+						o.oauthErrors = e.Ref == "#/components/schemas/OAuthErrorBody"
+					}
+				}
+			}
 			if s, ok := op.Extensions["x-introduced-in"].(string); ok {
 				need, err := server.ParseVersion(s)
 				if err != nil {
@@ -78,11 +93,20 @@ func operations(doc *openapi3.T, v server.Version) (map[string]*operation, error
 				}
 				o.available = !v.Less(need)
 			}
+			secret := func(name string, sr *openapi3.SchemaRef) {
+				if sr != nil && sr.Value != nil && sr.Value.Format == "password" {
+					if o.secrets == nil {
+						o.secrets = map[string]bool{}
+					}
+					o.secrets[name] = true
+				}
+			}
 			for _, list := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range list {
 					if p.Value == nil {
 						continue
 					}
+					secret(p.Value.Name, p.Value.Schema)
 					o.params = append(o.params, p.Value)
 					if p.Value.Required {
 						o.required[p.Value.Name] = true
@@ -96,6 +120,9 @@ func operations(doc *openapi3.T, v server.Version) (map[string]*operation, error
 				}
 				o.body, o.bodyRequired, o.encoding = mt.Schema.Value, rb.Value.Required, mt.Encoding
 				o.check = flatten(o.body)
+				for name, p := range o.body.Properties {
+					secret(name, p)
+				}
 				for _, name := range o.body.Required {
 					o.required[name] = true
 				}
@@ -202,6 +229,8 @@ type callKey struct{}
 // request's context, so the handlers and the error handler find it there.
 type call struct {
 	context.Context
+	// req is the request as it arrived (its host, its TLS state).
+	req    *http.Request
 	op     *operation
 	pretty bool // f=pjson
 	// reserved is what the body holds of the budget of bodies in flight.
@@ -246,7 +275,7 @@ func principal(ctx context.Context) server.Principal {
 func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
-			cl := &call{Context: server.WithRequest(c.Request().Context()), op: o}
+			cl := &call{Context: server.WithRequest(c.Request().Context()), req: c.Request(), op: o}
 			c.SetRequest(c.Request().WithContext(cl))
 			if !o.available || o.shadowed(c) {
 				return errNotFound
@@ -283,7 +312,7 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 			}
 			cl.principal = p
 			if hooked {
-				cl.hook.User = p.User.Username
+				cl.hook.User = p.Name()
 			}
 			if err := s.validate(c, cl); err != nil {
 				return err

@@ -39,6 +39,17 @@ type Organization struct {
 	Name  string `yaml:"name"`
 	Roles []Role `yaml:"roles"`
 	Users []User `yaml:"users"`
+	Apps  []App  `yaml:"apps"`
+}
+
+// App is an application the organization registers for OAuth 2.0 sign-in.
+// Without a secret it is a public client (PKCE, no client credentials).
+// A redirect URI on a loopback host (127.0.0.1, ::1, localhost) takes any
+// port, as native applications need (RFC 8252).
+type App struct {
+	ClientID     string   `yaml:"clientId"`
+	ClientSecret string   `yaml:"clientSecret"`
+	RedirectURIs []string `yaml:"redirectUris"`
 }
 
 // Role is a custom role of an organization.
@@ -285,8 +296,29 @@ func (f *File) Validate() error {
 		}
 	}
 
+	apps := map[string]string{} // client id -> path
 	for oi, o := range f.Organizations {
 		op := fmt.Sprintf("organizations[%d]", oi)
+		for ai, a := range o.Apps {
+			ap := fmt.Sprintf("%s.apps[%d]", op, ai)
+			if required(ap+".clientId", a.ClientID) {
+				if a.ClientID == server.PythonAPIClientID {
+					bad(ap+".clientId", "%q is the ArcGIS API for Python's built-in application", a.ClientID)
+				}
+				if prev, dup := apps[a.ClientID]; dup {
+					bad(ap+".clientId", "duplicate client id %q (also %s)", a.ClientID, prev)
+				}
+				apps[a.ClientID] = ap
+			}
+			if len(a.RedirectURIs) == 0 {
+				bad(ap+".redirectUris", "at least one redirect URI is required")
+			}
+			for ri, uri := range a.RedirectURIs {
+				if why := server.CheckRedirectURI(uri); why != "" {
+					bad(fmt.Sprintf("%s.redirectUris[%d]", ap, ri), "%s", why)
+				}
+			}
+		}
 		if required(op+".id", o.ID) {
 			if prev, dup := orgs[o.ID]; dup {
 				bad(op+".id", "duplicate organization id %q (also %s)", o.ID, prev)
@@ -400,6 +432,7 @@ func (f *File) Apply(ctx context.Context, tx server.Tx, now time.Time) error {
 		}
 	}
 	created := now.Add(-time.Duration(n) * time.Millisecond)
+	usersCreated := created
 	next := func() time.Time {
 		created = created.Add(time.Millisecond)
 		return created
@@ -408,6 +441,15 @@ func (f *File) Apply(ctx context.Context, tx server.Tx, now time.Time) error {
 	for _, o := range f.Organizations {
 		if err := tx.PutOrganization(ctx, server.Organization{ID: o.ID, Name: o.Name}); err != nil {
 			return fmt.Errorf("seed: organization %s: %w", o.ID, err)
+		}
+		for _, a := range o.Apps {
+			sa := server.App{ClientID: a.ClientID, OrgID: o.ID, RedirectURIs: append([]string{}, a.RedirectURIs...)}
+			if a.ClientSecret != "" {
+				sa.SecretHash = hashPassword(a.ClientSecret)
+			}
+			if err := tx.PutApp(ctx, sa); err != nil {
+				return fmt.Errorf("seed: application %s: %w", a.ClientID, err)
+			}
 		}
 		for _, r := range o.Roles {
 			privs := append([]string{}, r.Privileges...)
@@ -422,6 +464,7 @@ func (f *File) Apply(ctx context.Context, tx server.Tx, now time.Time) error {
 				FullName:     u.FullName,
 				Role:         u.Role,
 				PasswordHash: hashPassword(u.Password),
+				Created:      usersCreated,
 			}
 			if err := tx.PutUser(ctx, su); err != nil {
 				return fmt.Errorf("seed: user %s: %w", u.Username, err)

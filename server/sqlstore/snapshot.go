@@ -128,8 +128,8 @@ func (t *tx) FolderOwner(ctx context.Context, id string) (string, error) {
 }
 
 // DeleteOrganization deletes an organization and everything it owns: its
-// roles, settings, category schema, members, their tokens, folders and
-// items. server.ErrNotFound when there is no such organization.
+// roles, settings, category schema, applications and their tokens, members,
+// their tokens, codes, folders and items. server.ErrNotFound when there is no such organization.
 func (t *tx) DeleteOrganization(ctx context.Context, id string) error {
 	members := "(SELECT username FROM users WHERE org_id = ?)"
 	t.removedTokens()
@@ -137,6 +137,10 @@ func (t *tx) DeleteOrganization(ctx context.Context, id string) error {
 		"DELETE FROM items WHERE owner IN " + members,
 		"DELETE FROM folders WHERE owner IN " + members,
 		"DELETE FROM tokens WHERE username IN " + members,
+		"DELETE FROM refresh_tokens WHERE username IN " + members,
+		"DELETE FROM oauth_codes WHERE username IN " + members,
+		"DELETE FROM app_tokens WHERE client_id IN (SELECT client_id FROM apps WHERE org_id = ?)",
+		"DELETE FROM apps WHERE org_id = ?",
 		"DELETE FROM users WHERE org_id = ?",
 		"DELETE FROM roles WHERE org_id = ?",
 		"DELETE FROM settings WHERE org_id = ?",

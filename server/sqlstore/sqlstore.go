@@ -256,8 +256,12 @@ var dataTables = []struct {
 }{
 	{"organizations", "id, name", "id"},
 	{"roles", "org_id, id, privileges", "org_id, id"},
-	{"users", "username, org_id, full_name, role, password_hash, categories", "username"},
+	{"users", "username, org_id, full_name, role, password_hash, categories, created_ms", "username"},
 	{"tokens", "token, username, expires_ms", "token"},
+	{"apps", "client_id, org_id, secret_hash, redirect_uris", "client_id"},
+	{"oauth_codes", "code, client_id, username, redirect_uri, challenge, challenge_method, refresh_minutes, expires_ms", "code"},
+	{"refresh_tokens", "token, client_id, username, minutes, expires_ms", "token"},
+	{"app_tokens", "token, client_id, expires_ms", "token"},
 	{"settings", "org_id, anonymous_notice, authenticated_notice, banner, portal_config", "org_id"},
 	{"category_schemas", "org_id, schema", "org_id"},
 	{"folders", "id, owner, title, title_key, created_ms", "id"},

@@ -11,7 +11,7 @@ import (
 
 // A write on behalf of a principal resolved before its token was removed
 // answers 498 and changes nothing, however the token went (a reset, its
-// organization removed, a snapshot restored) and whether or not the store
+// organization removed, a snapshot restored, revoked) and whether or not the store
 // counts removals (SQLite does, PostgreSQL confirms the token every time);
 // with its token still there, the same write succeeds.
 func TestServiceWriteAfterTokenRemoval(t *testing.T) {
@@ -36,6 +36,9 @@ func TestServiceWriteAfterTokenRemoval(t *testing.T) {
 			return s.Update(ctx, func(stx server.Tx) error { return stx.(*tx).DeleteOrganization(ctx, "o1") })
 		}},
 		{"snapshot restored", func(ctx context.Context, s *Store) error { return s.RestoreSnapshot(ctx, "before") }},
+		{"token revoked", func(ctx context.Context, s *Store) error {
+			return s.Update(ctx, func(tx server.Tx) error { return tx.DeleteToken(ctx, "tok") })
+		}},
 	}
 	text := "closed"
 	// The writes: a folder (the token confirmed in its own statement), and

@@ -195,7 +195,7 @@ func (t *tx) queryRow(ctx context.Context, q string, args ...any) scanner {
 
 // removedTokens counts, on SQLite, a removal of tokens the transaction is
 // about to make (Store.TokenRemovals). Every method that removes tokens
-// calls it first: Reset, RestoreSnapshot, DeleteOrganization.
+// calls it first: Reset, RestoreSnapshot, DeleteOrganization, DeleteToken.
 func (t *tx) removedTokens() {
 	if t.removals != nil {
 		t.removals.Add(1)
@@ -344,14 +344,16 @@ func (t *tx) PutRole(ctx context.Context, r server.CustomRole) error {
 	return nil
 }
 
-const userColumns = "username, org_id, full_name, role, password_hash, categories"
+const userColumns = "username, org_id, full_name, role, password_hash, categories, created_ms"
 
 func scanUser(sc interface{ Scan(...any) error }) (server.User, error) {
 	var u server.User
 	var cats string
-	if err := sc.Scan(&u.Username, &u.OrgID, &u.FullName, &u.Role, &u.PasswordHash, &cats); err != nil {
+	var created int64
+	if err := sc.Scan(&u.Username, &u.OrgID, &u.FullName, &u.Role, &u.PasswordHash, &cats, &created); err != nil {
 		return server.User{}, err
 	}
+	u.Created = fromMS(created)
 	if err := json.Unmarshal([]byte(cats), &u.Categories); err != nil {
 		return server.User{}, fmt.Errorf("sqlstore: user %s categories: %w", u.Username, err)
 	}
@@ -391,11 +393,12 @@ func (t *tx) PutUser(ctx context.Context, u server.User) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: put user: %w", err)
 	}
-	_, err = t.exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?)
+	_, err = t.exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (username) DO UPDATE SET org_id = excluded.org_id,
 			full_name = excluded.full_name, role = excluded.role,
-			password_hash = excluded.password_hash, categories = excluded.categories`,
-		u.Username, u.OrgID, u.FullName, u.Role, u.PasswordHash, cats)
+			password_hash = excluded.password_hash, categories = excluded.categories,
+			created_ms = excluded.created_ms`,
+		u.Username, u.OrgID, u.FullName, u.Role, u.PasswordHash, cats, toMS(u.Created))
 	if err != nil {
 		return fmt.Errorf("sqlstore: put user: %w", err)
 	}

@@ -50,6 +50,9 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"CanceledContext", testCanceledContext},
 		{"ConcurrentUpdates", testConcurrentUpdates},
 		{"Ping", testPing},
+		{"RolesList", testRolesList},
+		{"OAuth", testOAuth},
+		{"TakeOnce", testTakeOnce},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })

@@ -198,7 +198,7 @@ export interface paths {
          *     calls (10,000 by default), and at most 64 MiB of them.
          *
          *     Calls that matched no operation of openapi.yaml are journaled too, with the operation
-         *     `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/info`) or elsewhere
+         *     `(unmatched)` and their 404: an unknown path under the API (`sharing/rest/search`) or elsewhere
          *     (`/portal/info`, `/rest/services`: what clients probe), a method the path does not answer, an
          *     operation the emulated version does not have. `?unmatched=true` lists what a client asked for
          *     that the emulator does not have. Calls of the emulator's own endpoints under `/emulator/` are never
@@ -274,6 +274,18 @@ export interface components {
             name: string;
             roles?: components["schemas"]["OrganizationRole"][];
             users?: components["schemas"]["OrganizationUser"][];
+            /** @description Applications registered for OAuth 2.0 sign-in. */
+            apps?: components["schemas"]["OrganizationApp"][];
+        };
+        /**
+         * @description An application registered for OAuth 2.0 sign-in; without `clientSecret`, a public client (no client
+         *     credentials). A redirect URI on a loopback host (127.0.0.1, ::1, localhost) takes any port (RFC 8252).
+         */
+        OrganizationApp: {
+            clientId: string;
+            /** Format: password */
+            clientSecret?: string;
+            redirectUris: string[];
         };
         OrganizationUser: {
             username: string;
@@ -378,11 +390,12 @@ export interface components {
             path: string;
             /**
              * @description The parameters as decoded: JSON documents as JSON, id lists as arrays, path parameters
-             *     included; `token` stands as the user name it belongs to, `password` as `(redacted)`, and a
-             *     value longer than 64 KiB as `(not kept: N bytes)`. Of an unmatched call, which nothing
-             *     validated, the query and a form body of up to 64 KiB: names, with the values of `f`,
-             *     `grant_type` and `response_type` only, the others as `(not kept)` (a secret may come under
-             *     any name).
+             *     included; `token` stands as the user name it belongs to; what the portal's contract marks
+             *     secret (`format: password`: `password`, `client_secret`, the OAuth sign-in's `code`,
+             *     `code_verifier`, `refresh_token` and `auth_token`) as `(redacted)`; and a value longer than
+             *     64 KiB as `(not kept: N bytes)`. Of an unmatched call, which nothing validated, the query and
+             *     a form body of up to 64 KiB: names, with the values of `f`, `grant_type` and `response_type`
+             *     only, the others as `(not kept)` (a secret may come under any name).
              */
             params: {
                 [key: string]: unknown;
@@ -398,6 +411,7 @@ export interface components {
         RequestAnswer: {
             /** @description The HTTP status; 0 when the connection was dropped. */
             status: number;
+            /** @description No error envelope, no error page, not dropped (the sign-in's redirect is a success). */
             success: boolean;
             /** @description The error envelope's code. */
             code?: number;

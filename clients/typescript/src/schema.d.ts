@@ -419,6 +419,330 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The REST API's version
+         * @description The version of the portal's REST API, `currentVersion`, which is not the product's version: each release
+         *     of the portal answers its own, listed in `x-rest-versions` (release: REST version). From 11.3 on, a
+         *     self-hosted portal also answers its release as `enterpriseVersion`. A client compares `currentVersion`
+         *     to tell what a portal can do (the ArcGIS API for Python requires 7.4 for organization settings and 10.1
+         *     to assign member categories). Answered at `sharing/rest` and `sharing/rest/` alike.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+         */
+        get: operations["getRoot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How to sign in
+         * @description Where the portal lives and how to sign in to it: `owningSystemUrl` is the portal's address and
+         *     `authInfo.tokenServicesUrl` its `generateToken`, both as the client reached the portal (scheme, host, port
+         *     and context of the request). Clients read it before they sign in.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+         */
+        get: operations["getInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portals/{portalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the portal (the organization)
+         * @description The organization as the portal resource describes it: `id`, `name`, `portalName` (`ArcGIS Enterprise`, or
+         *     `ArcGIS Online` for the hosted deployment), `isPortal` (true when self-hosted), `portalMode`
+         *     (`singletenant` or `multitenant`), `currentVersion` (the REST API's, as `getRoot` answers it), `allSSL`
+         *     (true when the request came over HTTPS), `portalHostname` (the host and context the request came to),
+         *     `urlKey` and `customBaseUrl` (hosted only), `supportsOAuth`, and, for members of the organization,
+         *     `hasMemberCategorySchema` and `user`, the caller (as `getSelf` answers it).
+         *
+         *     `self` is the caller's organization; anonymously, the portal's default organization (the first of its
+         *     seed), without the members' fields; with an application's token (`client_credentials`), the
+         *     application's organization with `appInfo`. By id, members of the organization see its member view and
+         *     others its anonymous view.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+         */
+        get: operations["getPortal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portals/{portalId}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's custom roles
+         * @description The organization's custom roles, paged: each `id`, `name` and `description`. The built-in roles
+         *     (`org_admin`, `org_publisher`, `org_user`) are not listed. A member's `roleId` names one of these. Who may
+         *     call it: any member of the organization.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+         *     ArcGIS API for Python sends it.
+         */
+        get: operations["listRoles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/community/self": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the signed-in user
+         * @description The user the token stands for, as `getMember` answers a member with, besides its fields, `id` (stable per
+         *     user), `roleId` (for a custom role only), `privileges` (the role's) and `created`. Clients read it to
+         *     learn who they signed in as.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+         */
+        get: operations["getSelf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/users/{userName}/items/{itemId}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move one item to a folder
+         * @description Moves one of the user's items to `folder` (a folder id of the user, or `/` for the root; `Root Folder`,
+         *     as the ArcGIS API for Python sends it, is the root too), under the rules of `moveItems` for one item:
+         *     an unknown item, or one the user does not own, is error 400 `CONT_0001`; an item already in the
+         *     destination, error 500 "Item already exists in target folder"; an unknown destination folder, error 400.
+         *     The item may be in any folder of the user. The answer names the item, its owner and the destination
+         *     folder (`/` for the root).
+         *
+         *     Who may call it: the user, or in the same organization an `org_admin` or a role holding
+         *     `portal:admin:updateItems`.
+         */
+        post: operations["moveItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/users/{userName}/{folderId}/items/{itemId}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move one item, named with its folder, to a folder
+         * @description `moveItem`, with the item's folder in the path, as the ArcGIS API for Python sends it for an item that is
+         *     not at the root. `folderId` must be a folder of the user; the item may be in any of the user's folders.
+         */
+        post: operations["moveItemFromFolder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sign-in page (OAuth 2.0 authorization)
+         * @description The start of an OAuth 2.0 sign-in, as the portal implements it: the page a person signs in on, an HTML
+         *     form posted to `signIn`. The page holds, on the first line of its script, `var oAuthInfo = {...};`, a
+         *     JSON object whose `oauth_state` names this authorization request (clients that sign in for a person,
+         *     such as the ArcGIS API for Python, read it), and `messages` after a refused attempt.
+         *
+         *     `client_id` names a registered application (the seed's `apps`, or `pythonapi`, the ArcGIS API for
+         *     Python's built-in public client, whose redirect URIs are the portal's own origin and
+         *     `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered: the same scheme
+         *     and host, a path at or under the registered one, and the same port, except that a loopback address
+         *     (127.0.0.1, ::1, localhost) takes any port (RFC 8252, native apps). `response_type=token` (implicit
+         *     grant) delivers the token in the redirect's fragment; `response_type=code` (authorization code grant)
+         *     delivers `?code=`, to exchange with `oauthToken`; `state` is echoed either way. `code_challenge` with
+         *     `code_challenge_method` `S256` (or `plain`) binds the code to a PKCE verifier. `expiration` is in
+         *     minutes: the access token's for an implicit grant (default 120, at most 20,160), the refresh token's for
+         *     a code (default 20,160, at most 129,600; `-1` never expires). An unknown `client_id` or a redirect URI
+         *     not registered answers an HTML error page ("Invalid client_id", "Invalid redirect_uri") with HTTP 400,
+         *     and nothing is issued.
+         */
+        get: operations["oauthAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in on the sign-in page
+         * @description What the sign-in page (`oauthAuthorize`) posts: the authorization request it names (`oauth_state`) and the
+         *     person's user name and password. Signed in, it redirects (302) to the registered redirect URI: with
+         *     `#access_token=…&expires_in=…&username=…&ssl=…&state=…` for an implicit grant, `?code=…&state=…` for
+         *     a code (for `urn:ietf:wg:oauth:2.0:oob`, to the portal's own `oauth2/approval` page). A wrong user name or
+         *     password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
+         *     are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
+         *     try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
+         *     replaces the authorization request's.
+         */
+        post: operations["oauthSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The code of a sign-in without a redirect
+         * @description Where a sign-in whose redirect URI is `urn:ietf:wg:oauth:2.0:oob` lands: a page whose title is
+         *     `SUCCESS code=<code>`, for a person to copy the code into an application (the ArcGIS API for Python reads
+         *     it from the title).
+         */
+        get: operations["oauthApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue an OAuth 2.0 token
+         * @description Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+         *
+         *     * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
+         *       `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
+         *       `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
+         *       access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
+         *       request's `expiration` (`refresh_token_expires_in`).
+         *     * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
+         *     * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
+         *       refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
+         *     * `client_credentials`: a confidential application's `client_id` and `client_secret`: an application's
+         *       token valid `expiration` minutes (default 120, at most 20,160), which acts for no user (it reads what
+         *       anonymous callers may, and `portals/self` answers the application's organization).
+         *
+         *     A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
+         *     error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
+         *     and its description in `error_description` and `message`. Nothing is issued then.
+         */
+        post: operations["oauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/revokeToken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token
+         * @description Revokes `auth_token`, a refresh token or an access token the application `client_id` was issued (what
+         *     ArcGIS REST JS sends when a person signs out). Answers `{"success":true}` for a token that is no longer
+         *     valid too, as there is nothing left to revoke (RFC 7009); a token issued to another application is
+         *     refused (`invalid_client`) and stays valid. Also answered at `oauth2/revokeToken/`.
+         */
+        post: operations["oauthRevokeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -700,11 +1024,24 @@ export interface components {
             role: string;
             categories: string[];
         };
+        /** @description A member as the user resource describes it, or the error envelope. */
         MemberResponse: {
+            /** @description The user's id, stable for the user's life. */
+            id?: string;
             username?: string;
             fullName?: string;
             orgId?: string;
+            /** @description `org_admin`, `org_publisher`, `org_user` or a custom role id. */
             role?: string;
+            /** @description The custom role's id, for a member holding a custom role (listRoles); absent otherwise. */
+            roleId?: string;
+            /** @description The privileges the member's role grants. */
+            privileges?: string[];
+            /**
+             * Format: int64
+             * @description Creation time, milliseconds since the epoch.
+             */
+            created?: number;
             categories?: string[];
             error?: components["schemas"]["ErrorBody"];
         };
@@ -735,6 +1072,8 @@ export interface components {
             ownerFolder: string | null;
             title: string;
             type: string;
+            /** @description Keywords refining the item's type (such as `Table` for a feature service of tables); none here. */
+            typeKeywords?: string[];
             tags?: string[];
             description?: string;
             /**
@@ -754,6 +1093,8 @@ export interface components {
             ownerFolder?: string | null;
             title?: string;
             type?: string;
+            /** @description Keywords refining the item's type (such as `Table` for a feature service of tables); none here. */
+            typeKeywords?: string[];
             tags?: string[];
             description?: string;
             /** Format: int64 */
@@ -821,6 +1162,190 @@ export interface components {
             ssl?: boolean;
             error?: components["schemas"]["ErrorBody"];
         };
+        RootResponse: {
+            /** @description The REST API's version (`x-rest-versions` of getRoot), such as `2025.1`. */
+            currentVersion?: string;
+            /** @description A self-hosted portal's release, from 11.3 on, such as `11.5.0`. */
+            enterpriseVersion?: string;
+            error?: components["schemas"]["ErrorBody"];
+        };
+        InfoResponse: {
+            /** @description The portal's address as the client reached it, such as `https://portal.example.org/portal`. */
+            owningSystemUrl?: string;
+            authInfo?: {
+                isTokenBasedSecurity: boolean;
+                /** @description The portal's `generateToken`, as the client reached the portal. */
+                tokenServicesUrl?: string;
+            };
+            error?: components["schemas"]["ErrorBody"];
+        };
+        /** @description The portal resource; a real portal answers many more properties, which clients may ignore. */
+        PortalResponse: {
+            id?: string;
+            name?: string;
+            /** @description `ArcGIS Enterprise`, or `ArcGIS Online` on the hosted deployment. */
+            portalName?: string;
+            /** @description Whether the portal is self-hosted. */
+            isPortal?: boolean;
+            /** @description `singletenant` (self-hosted) or `multitenant` (hosted). */
+            portalMode?: string;
+            /** @description The REST API's version, as getRoot answers it. */
+            currentVersion?: string;
+            /** @description `public` or `private`. */
+            access?: string;
+            /** @description Whether the portal is used over HTTPS only. */
+            allSSL?: boolean;
+            /** @description The host (and context) of the portal, such as `portal.example.org/portal`. */
+            portalHostname?: string;
+            /** @description The organization's key in its hosted address (hosted deployment only). */
+            urlKey?: string;
+            /** @description The domain of the organization's hosted address (hosted deployment only). */
+            customBaseUrl?: string;
+            supportsOAuth?: boolean;
+            /** @description Whether the organization has a member category schema; shown to its members. */
+            hasMemberCategorySchema?: boolean;
+            user?: components["schemas"]["User"];
+            /** @description The application whose token (`client_credentials`) made the request. */
+            appInfo?: {
+                appId?: string;
+                orgId?: string;
+                privileges?: string[];
+            };
+            error?: components["schemas"]["ErrorBody"];
+        };
+        /** @description A member as the user resource describes it. */
+        User: {
+            /** @description The user's id, stable for the user's life. */
+            id: string;
+            username: string;
+            fullName?: string;
+            orgId: string;
+            /** @description `org_admin`, `org_publisher`, `org_user` or a custom role id. */
+            role: string;
+            /** @description The custom role's id, for a member holding a custom role (listRoles); absent otherwise. */
+            roleId?: string;
+            /** @description The privileges the member's role grants. */
+            privileges: string[];
+            categories: string[];
+            /**
+             * Format: int64
+             * @description Creation time, milliseconds since the epoch.
+             */
+            created: number;
+        };
+        Role: {
+            id: string;
+            name: string;
+            description: string;
+        };
+        RoleListResponse: {
+            /** Format: int32 */
+            total?: number;
+            /** Format: int32 */
+            start?: number;
+            /** Format: int32 */
+            num?: number;
+            /**
+             * Format: int32
+             * @description Start of the next page; -1 on the last page.
+             */
+            nextStart?: number;
+            roles?: components["schemas"]["Role"][];
+            error?: components["schemas"]["ErrorBody"];
+        };
+        MoveItemForm: {
+            /** @description The destination folder's id, or `/` (or `Root Folder`) for the root. */
+            folder: string;
+            f?: components["schemas"]["Format"];
+        };
+        MovedItemResponse: {
+            success?: boolean;
+            itemId?: string;
+            owner?: string;
+            /** @description The destination folder's id; `/` for the root. */
+            folder?: string;
+            error?: components["schemas"]["ErrorBody"];
+        };
+        SignInForm: {
+            /** @description The authorization request, as the sign-in page names it. */
+            oauth_state: string;
+            username?: string;
+            /** Format: password */
+            password?: string;
+            /**
+             * Format: int32
+             * @description Minutes; replaces the authorization request's.
+             */
+            expiration?: number;
+            /** @description Sent by some clients with the form; ignored. */
+            authorize?: string;
+            /** @description Keep me signed in; ignored. */
+            persist?: boolean;
+        };
+        TokenForm: {
+            /** @enum {string} */
+            grant_type: "authorization_code" | "refresh_token" | "exchange_refresh_token" | "client_credentials";
+            client_id: string;
+            /** Format: password */
+            client_secret?: string;
+            /** Format: password */
+            code?: string;
+            redirect_uri?: string;
+            /** Format: password */
+            refresh_token?: string;
+            /** Format: password */
+            code_verifier?: string;
+            /**
+             * Format: int32
+             * @description Minutes an application's token stays valid (client_credentials); 120 when absent.
+             */
+            expiration?: number;
+            f?: components["schemas"]["Format"];
+        };
+        RevokeTokenForm: {
+            client_id?: string;
+            /** Format: password */
+            auth_token: string;
+            /** @enum {string} */
+            token_type_hint?: "access_token" | "refresh_token";
+            f?: components["schemas"]["Format"];
+        };
+        OAuthErrorBody: {
+            /**
+             * Format: int32
+             * @description HTTP-like status: 400, or 429 when sign-ins are throttled.
+             */
+            code: number;
+            /** @description The OAuth 2.0 error code (RFC 6749), such as `invalid_grant`. */
+            error?: string;
+            error_description?: string;
+            messageCode?: string;
+            message: string;
+            details: string[];
+        };
+        OAuthTokenResponse: {
+            access_token?: string;
+            /**
+             * Format: int64
+             * @description Seconds the access token stays valid.
+             */
+            expires_in?: number;
+            /** @description The signed-in user (absent for an application's token). */
+            username?: string;
+            /** @description Whether the token was issued over HTTPS. */
+            ssl?: boolean;
+            refresh_token?: string;
+            /**
+             * Format: int64
+             * @description Seconds the refresh token stays valid; -1 never expires.
+             */
+            refresh_token_expires_in?: number;
+            error?: components["schemas"]["OAuthErrorBody"];
+        };
+        SuccessOAuthResponse: {
+            success?: boolean;
+            error?: components["schemas"]["OAuthErrorBody"];
+        };
     };
     responses: {
         /**
@@ -881,6 +1406,11 @@ export interface components {
          * @example 1a9ad803da604628b08c968ce602a231
          */
         FolderId: string;
+        /**
+         * @description The item's id.
+         * @example 93b54c8930ae46d9a00a7820cb3ebbd1
+         */
+        ItemId: string;
         /** @description Response format. */
         F: components["schemas"]["Format"];
         /** @description 1-based index of the first entry of the page. */
@@ -1480,6 +2010,400 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getRoot: {
+        parameters: {
+            query?: {
+                /** @description Response format. */
+                f?: components["parameters"]["F"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RootResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getInfo: {
+        parameters: {
+            query?: {
+                /** @description Response format. */
+                f?: components["parameters"]["F"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal's address and sign-in, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InfoResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getPortal: {
+        parameters: {
+            query?: {
+                /** @description Response format. */
+                f?: components["parameters"]["F"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
+                portalId: components["parameters"]["PortalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listRoles: {
+        parameters: {
+            query?: {
+                /** @description 1-based index of the first entry of the page. */
+                start?: components["parameters"]["Start"];
+                /** @description Entries per page; 0 answers only the total, with `nextStart` -1. */
+                num?: components["parameters"]["Num"];
+                /** @description Response format. */
+                f?: components["parameters"]["F"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id, or `self` for the caller's organization.
+                 * @example 0123456789ABCDEF
+                 */
+                portalId: components["parameters"]["PortalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of roles, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleListResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getSelf: {
+        parameters: {
+            query?: {
+                /** @description Response format. */
+                f?: components["parameters"]["F"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    moveItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
+                userName: components["parameters"]["UserName"];
+                /**
+                 * @description The item's id.
+                 * @example 93b54c8930ae46d9a00a7820cb3ebbd1
+                 */
+                itemId: components["parameters"]["ItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["MoveItemForm"];
+            };
+        };
+        responses: {
+            /** @description The item moved, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MovedItemResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    moveItemFromFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
+                userName: components["parameters"]["UserName"];
+                /**
+                 * @description The folder's id.
+                 * @example 1a9ad803da604628b08c968ce602a231
+                 */
+                folderId: components["parameters"]["FolderId"];
+                /**
+                 * @description The item's id.
+                 * @example 93b54c8930ae46d9a00a7820cb3ebbd1
+                 */
+                itemId: components["parameters"]["ItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["MoveItemForm"];
+            };
+        };
+        responses: {
+            /** @description The item moved, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MovedItemResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    oauthAuthorize: {
+        parameters: {
+            query: {
+                client_id: string;
+                response_type: "code" | "token";
+                redirect_uri: string;
+                state?: string;
+                /** @description Minutes; see above. */
+                expiration?: number;
+                code_challenge?: string;
+                code_challenge_method?: "S256" | "plain";
+                locale?: string;
+                style?: "light" | "dark";
+                display?: "default" | "iframe" | "win8";
+                persist?: boolean;
+                allow_verification?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page of an unknown application, a redirect URI it did not register, or an invalid parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    oauthSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["SignInForm"];
+            };
+        };
+        responses: {
+            /** @description The sign-in page again, with `messages` saying why the attempt was refused. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Signed in, to the redirect URI with the token or the code. */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page of an authorization request that is no longer valid (an unknown `oauth_state`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    oauthApproval: {
+        parameters: {
+            query: {
+                code: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page with the code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page of a request without a code. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    oauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenForm"];
+            };
+        };
+        responses: {
+            /** @description The token, or the error envelope with the OAuth error. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    oauthRevokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["RevokeTokenForm"];
+            };
+        };
+        responses: {
+            /** @description Success, or the error envelope with the OAuth error. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessOAuthResponse"];
                 };
             };
             404: components["responses"]["NotFound"];

@@ -1,0 +1,160 @@
+package api
+
+import (
+	"context"
+	"strings"
+
+	"github.com/orgportal/portal-api/gen"
+	"github.com/orgportal/portal-api/server"
+)
+
+// where returns the request's origin and the portal's address (origin
+// and context), as RequestBase gives them, and whether the request came
+// over HTTPS (as the proxy in front says, when there is one); empty outside
+// a request.
+func (h *handlers) where(ctx context.Context) (orig, portal string, tls bool) {
+	cl := callOf(ctx)
+	if cl == nil || cl.req == nil {
+		return "", "", false
+	}
+	orig, portal = RequestBase(cl.req, h.context)
+	return orig, portal, strings.HasPrefix(orig, "https://")
+}
+
+func (h *handlers) GetRoot(ctx context.Context, _ gen.GetRootRequestObject) (gen.GetRootResponseObject, error) {
+	out := gen.GetRoot200JSONResponse{CurrentVersion: ptr(h.svc.RESTVersion())}
+	if g := h.svc.Gates(); g.Deployment == server.DeploymentEnterprise && !g.Version.Less(server.Version{Major: 11, Minor: 3}) {
+		// From 11.3 on, the root also names the release (the REST API
+		// reference, Root).
+		out.EnterpriseVersion = ptr(g.Version.String() + ".0")
+	}
+	return out, nil
+}
+
+func (h *handlers) GetInfo(ctx context.Context, _ gen.GetInfoRequestObject) (gen.GetInfoResponseObject, error) {
+	_, portal, _ := h.where(ctx)
+	out := gen.GetInfo200JSONResponse{OwningSystemUrl: ptr(portal)}
+	out.AuthInfo = &struct {
+		IsTokenBasedSecurity bool    `json:"isTokenBasedSecurity"`
+		TokenServicesUrl     *string `json:"tokenServicesUrl,omitempty"`
+	}{IsTokenBasedSecurity: true, TokenServicesUrl: ptr(portal + "/sharing/rest/generateToken")}
+	return out, nil
+}
+
+func (h *handlers) GetPortal(ctx context.Context, r gen.GetPortalRequestObject) (gen.GetPortalResponseObject, error) {
+	v, err := h.svc.Portal(ctx, principal(ctx), r.PortalId)
+	if err != nil {
+		return nil, err
+	}
+	_, portal, tls := h.where(ctx)
+	out := gen.GetPortal200JSONResponse{Id: ptr(v.ID), Name: ptr(v.Name), PortalName: ptr(v.PortalName()),
+		IsPortal: ptr(!v.Online), CurrentVersion: ptr(v.RESTVersion), Access: ptr("public"), AllSSL: ptr(tls),
+		SupportsOAuth: ptr(true), PortalHostname: ptr(strings.TrimPrefix(strings.TrimPrefix(portal, "https://"), "http://"))}
+	if v.Online {
+		out.PortalMode = ptr("multitenant")
+		out.UrlKey = ptr(urlKey(v.Name, v.ID))
+		out.CustomBaseUrl = ptr("maps.arcgis.com")
+	} else {
+		out.PortalMode = ptr("singletenant")
+	}
+	if v.Member {
+		out.HasMemberCategorySchema = ptr(v.HasCategorySchema)
+		u := toGenUser(*v.User)
+		out.User = &u
+	}
+	if v.App != nil {
+		out.AppInfo = &struct {
+			AppId      *string   `json:"appId,omitempty"`
+			OrgId      *string   `json:"orgId,omitempty"`
+			Privileges *[]string `json:"privileges,omitempty"`
+		}{AppId: ptr(v.App.ClientID), OrgId: ptr(v.App.OrgID), Privileges: ptr([]string{})}
+	}
+	return out, nil
+}
+
+// urlKey is a hosted organization's key in its address
+// (urlKey.maps.arcgis.com): its name's letters and digits, lower case, or
+// its id for a name without any.
+func urlKey(name, id string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return strings.ToLower(id)
+	}
+	return b.String()
+}
+
+func toGenUser(p server.Profile) gen.User {
+	m := toGenMember(p.User)
+	u := gen.User{Id: p.ID, Username: m.Username, FullName: m.FullName, OrgId: m.OrgId, Role: m.Role,
+		Privileges: p.Privileges, Categories: m.Categories}
+	if !p.Created.IsZero() { // 0 for a user stored before creation times were
+		u.Created = p.Created.UnixMilli()
+	}
+	if u.Privileges == nil {
+		u.Privileges = []string{}
+	}
+	if p.RoleID != "" {
+		u.RoleId = ptr(p.RoleID)
+	}
+	return u
+}
+
+// memberAnswer is a user resource's answer (community/self,
+// community/users/{u}).
+func memberAnswer(p server.Profile) gen.MemberResponse {
+	u := toGenUser(p)
+	return gen.MemberResponse{Id: &u.Id, Username: &u.Username, FullName: u.FullName, OrgId: &u.OrgId, Role: &u.Role,
+		RoleId: u.RoleId, Privileges: &u.Privileges, Categories: &u.Categories, Created: &u.Created}
+}
+
+func (h *handlers) GetSelf(ctx context.Context, _ gen.GetSelfRequestObject) (gen.GetSelfResponseObject, error) {
+	p, err := h.svc.Self(ctx, principal(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetSelf200JSONResponse(memberAnswer(p)), nil
+}
+
+func (h *handlers) ListRoles(ctx context.Context, r gen.ListRolesRequestObject) (gen.ListRolesResponseObject, error) {
+	l, err := h.svc.Roles(ctx, principal(ctx), r.PortalId, page(r.Params.Start, r.Params.Num))
+	if err != nil {
+		return nil, err
+	}
+	roles := make([]gen.Role, len(l.Roles))
+	for i, ro := range l.Roles {
+		// Custom roles have no name or description of their own here:
+		// the id names them.
+		roles[i] = gen.Role{Id: ro.ID, Name: ro.ID, Description: ""}
+	}
+	return gen.ListRoles200JSONResponse{Total: ptr(int32(l.Total)), Start: ptr(int32(l.Start)), Num: ptr(int32(l.Num)),
+		NextStart: ptr(int32(l.NextStart)), Roles: &roles}, nil
+}
+
+func (h *handlers) MoveItem(ctx context.Context, r gen.MoveItemRequestObject) (gen.MoveItemResponseObject, error) {
+	m, err := h.svc.MoveItem(ctx, principal(ctx), r.UserName, "", r.ItemId, r.Body.Folder)
+	if err != nil {
+		return nil, err
+	}
+	return gen.MoveItem200JSONResponse(movedItem(m)), nil
+}
+
+func (h *handlers) MoveItemFromFolder(ctx context.Context, r gen.MoveItemFromFolderRequestObject) (gen.MoveItemFromFolderResponseObject, error) {
+	m, err := h.svc.MoveItem(ctx, principal(ctx), r.UserName, r.FolderId, r.ItemId, r.Body.Folder)
+	if err != nil {
+		return nil, err
+	}
+	return gen.MoveItemFromFolder200JSONResponse(movedItem(m)), nil
+}
+
+func movedItem(m server.MovedItem) gen.MovedItemResponse {
+	folder := m.FolderID
+	if folder == "" {
+		folder = "/"
+	}
+	return gen.MovedItemResponse{Success: successTrue, ItemId: ptr(m.ItemID), Owner: ptr(m.Owner), Folder: ptr(folder)}
+}

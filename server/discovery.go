@@ -1,0 +1,165 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"slices"
+)
+
+// Portal names the portal product for portals/self's portalName.
+const (
+	portalNameEnterprise = "ArcGIS Enterprise"
+	portalNameOnline     = "ArcGIS Online"
+)
+
+// Profile is a user as the user resource describes it (community/self,
+// community/users/{u}): the stored user and what its role grants.
+type Profile struct {
+	User
+	ID         string   // UserID
+	RoleID     string   // the custom role's id; "" for a built-in role
+	Privileges []string // the role's
+}
+
+// PortalView is the portal resource (portals/self, portals/{id}) as one
+// caller sees it.
+type PortalView struct {
+	Organization
+	Online bool // the hosted deployment; else self-hosted
+	// RESTVersion is the REST API's version of the emulated release.
+	RESTVersion string
+	// Member is set when the caller is a member of the organization: the
+	// members' fields are shown.
+	Member            bool
+	HasCategorySchema bool
+	// User is the caller, when a member; App the application whose token
+	// made the request.
+	User *Profile
+	App  *App
+}
+
+// PortalName is the product name the view carries.
+func (v PortalView) PortalName() string {
+	if v.Online {
+		return portalNameOnline
+	}
+	return portalNameEnterprise
+}
+
+// WithDefaultOrganization sets the organization an anonymous portals/self
+// answers: the portal's own, the first of its seed.
+func WithDefaultOrganization(id string) Option {
+	return func(s *Service) { s.defaultOrg = id }
+}
+
+// RESTVersion is the REST API's version of the emulated release.
+func (s *Service) RESTVersion() string { return s.gates.RESTVersion }
+
+// Portal returns the portal resource portalID names as p sees it: "self"
+// is the caller's organization (an application's for its token), or the
+// default organization for an anonymous caller. Members of the organization
+// see its members' fields; others, its anonymous view.
+func (s *Service) Portal(ctx context.Context, p Principal, portalID string) (PortalView, error) {
+	out := PortalView{Online: s.gates.Deployment == DeploymentOnline, RESTVersion: s.gates.RESTVersion, App: p.App}
+	if portalID == "self" && p.Anonymous() {
+		portalID = s.defaultOrg
+	}
+	err := s.store.View(ctx, func(tx Tx) error {
+		id := portalID
+		if id == "self" {
+			id = p.OrgID()
+		}
+		org, err := tx.Organization(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return notFound(msgPortalNotFound)
+		} else if err != nil {
+			return err
+		}
+		out.Organization = org
+		if p.User.Username == "" || p.User.OrgID != org.ID {
+			return nil
+		}
+		out.Member = true
+		schema, err := tx.CategorySchema(ctx, org.ID)
+		if err != nil {
+			return err
+		}
+		out.HasCategorySchema = len(schema) > 0
+		u, err := resolveUser(ctx, tx, p.User.Username)
+		if err != nil {
+			return err
+		}
+		prof, err := profile(ctx, tx, u)
+		out.User = &prof
+		return err
+	})
+	return out, wrap("read portal", err)
+}
+
+// Self returns the caller's own user resource (community/self).
+func (s *Service) Self(ctx context.Context, p Principal) (Profile, error) {
+	if p.Anonymous() {
+		return Profile{}, clone(ErrTokenRequired)
+	}
+	if p.User.Username == "" {
+		return Profile{}, clone(ErrForbidden) // an application is no user
+	}
+	var out Profile
+	err := s.store.View(ctx, func(tx Tx) error {
+		u, err := resolveUser(ctx, tx, p.User.Username)
+		if err != nil {
+			return err
+		}
+		out, err = profile(ctx, tx, u)
+		return err
+	})
+	return out, wrap("read self", err)
+}
+
+// profile is u as the user resource describes it.
+func profile(ctx context.Context, tx Tx, u User) (Profile, error) {
+	out := Profile{User: u, ID: UserID(u.Username)}
+	if privs, builtin := builtinPrivileges[u.Role]; builtin {
+		out.Privileges = slices.Clone(privs)
+		return out, nil
+	}
+	out.RoleID = u.Role
+	r, err := tx.Role(ctx, u.OrgID, u.Role)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return out, err
+	}
+	out.Privileges = slices.Clone(r.Privileges)
+	if out.Privileges == nil {
+		out.Privileges = []string{}
+	}
+	return out, nil
+}
+
+// RolePage is a page of an organization's custom roles.
+type RolePage struct {
+	Total, Start, Num, NextStart int
+	Roles                        []CustomRole
+}
+
+// Roles lists the custom roles of the organization portalID names, to its
+// members.
+func (s *Service) Roles(ctx context.Context, p Principal, portalID string, page Page) (RolePage, error) {
+	var out RolePage
+	err := s.store.View(ctx, func(tx Tx) error {
+		org, err := resolveOrg(ctx, tx, p, portalID)
+		if err != nil {
+			return err
+		}
+		if err := p.requireMember(org.ID); err != nil {
+			return err
+		}
+		roles, err := tx.Roles(ctx, org.ID)
+		if err != nil {
+			return err
+		}
+		lo, hi, next := page.window(len(roles))
+		out = RolePage{Total: len(roles), Start: page.Start, Num: page.Num, NextStart: next, Roles: roles[lo:hi]}
+		return nil
+	})
+	return out, wrap("list roles", err)
+}

@@ -1,0 +1,559 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// OAuth 2.0 as the portal implements it: the sign-in page (authorize),
+// the sign-in it posts (signin), and the token endpoint.
+
+// PythonAPIClientID is the ArcGIS API for Python's built-in application: a
+// public client of every portal, whose redirect URIs are the portal's own
+// origin and the out-of-band URI.
+const PythonAPIClientID = "pythonapi"
+
+// OOBRedirectURI delivers a code to the portal's own approval page instead
+// of an application.
+const OOBRedirectURI = "urn:ietf:wg:oauth:2.0:oob"
+
+// Lifetimes, in minutes unless said otherwise, as the portal documents them.
+const (
+	implicitDefaultMinutes = 120    // an implicit grant's access token
+	implicitMaxMinutes     = 20160  // two weeks
+	refreshDefaultMinutes  = 20160  // a refresh token
+	refreshMaxMinutes      = 129600 // 90 days
+	appTokenDefaultMinutes = 120    // an application's token
+	appTokenMaxMinutes     = 20160
+	codeAccessMinutes      = 30 // access tokens of a code or a refresh token
+	codeLifetime           = 10 * time.Minute
+)
+
+// OAuth error codes (RFC 6749).
+const (
+	oauthInvalidRequest = "invalid_request"
+	oauthInvalidClient  = "invalid_client"
+	oauthInvalidGrant   = "invalid_grant"
+	oauthUnsupported    = "unsupported_grant_type"
+)
+
+func oauthError(code, description string) *Error {
+	return &Error{Code: 400, OAuth: code, Message: description}
+}
+
+// AuthRequest is an authorization request (oauth2/authorize). The sign-in
+// page carries it as oauth_state (EncodeState); the sign-in checks it again
+// in full, so a state a client made up is no more than a request it could
+// have sent, nothing needs to be kept between the two, and a state does not
+// expire (an expiry written into it could be written by anyone).
+type AuthRequest struct {
+	ClientID        string `json:"c"`
+	RedirectURI     string `json:"r"`
+	ResponseType    string `json:"t"` // "code" or "token"
+	State           string `json:"s,omitempty"`
+	Expiration      int    `json:"e,omitempty"` // minutes; 0 for the default
+	Challenge       string `json:"p,omitempty"`
+	ChallengeMethod string `json:"m,omitempty"`
+}
+
+// EncodeState is the oauth_state of r: URL-safe text, no '='.
+func EncodeState(r AuthRequest) string {
+	b, _ := json.Marshal(r) // a struct of strings and numbers
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+var errBadState = &Error{Code: 400, Message: "Invalid oauth_state", Details: []string{"oauth_state: not a sign-in request of this portal; open the sign-in page again"}}
+
+// DecodeState reads an oauth_state back.
+func DecodeState(s string) (AuthRequest, error) {
+	var r AuthRequest
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &r) != nil || r.ClientID == "" {
+		return AuthRequest{}, clone(errBadState)
+	}
+	return r, nil
+}
+
+// app returns the application clientID names: the built-in pythonapi, or
+// one the store has. ErrNotFound when none.
+func app(ctx context.Context, tx Tx, clientID, origin string) (App, error) {
+	if clientID == PythonAPIClientID {
+		return App{ClientID: PythonAPIClientID, RedirectURIs: []string{origin, OOBRedirectURI}}, nil
+	}
+	return tx.App(ctx, clientID)
+}
+
+// redirectAllowed reports whether uri is one of a's registered redirect
+// URIs: the out-of-band URI when registered, or the same scheme and host, a
+// path at or under the registered one, and the same port, except that a
+// loopback host takes any port (RFC 8252 7.3, native apps).
+func redirectAllowed(a App, uri string) bool {
+	if uri == OOBRedirectURI {
+		return slices.Contains(a.RedirectURIs, OOBRedirectURI)
+	}
+	u, err := url.Parse(uri)
+	if err != nil || u.Fragment != "" || u.User != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false
+	}
+	for _, reg := range a.RedirectURIs {
+		r, err := url.Parse(reg)
+		if err != nil || r.Scheme != u.Scheme || !strings.EqualFold(r.Hostname(), u.Hostname()) {
+			continue
+		}
+		if r.Port() != u.Port() && !isLoopback(u.Hostname()) {
+			continue
+		}
+		base := strings.TrimSuffix(r.Path, "/")
+		if u.Path == base || u.Path == base+"/" || strings.HasPrefix(u.Path, base+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckRedirectURI returns why uri cannot be registered as a redirect URI,
+// "" when it can: the out-of-band URI, or an absolute http or https URL
+// without user information or fragment.
+func CheckRedirectURI(uri string) string {
+	if uri == OOBRedirectURI {
+		return ""
+	}
+	u, err := url.Parse(uri)
+	switch {
+	case err != nil:
+		return "not a URL: " + err.Error()
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("%q: want an http or https URL, or %s", uri, OOBRedirectURI)
+	case u.Host == "" || u.User != nil || u.Fragment != "":
+		return fmt.Sprintf("%q: want a host, and no user information or fragment", uri)
+	}
+	return ""
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Authorize checks an authorization request, to be carried by the sign-in
+// page. origin is the portal's own, as the request reached it (pythonapi's
+// redirect URI). An unknown client or a redirect URI it did not register is
+// refused, as the portal words it.
+func (s *Service) Authorize(ctx context.Context, r AuthRequest, origin string) error {
+	return s.store.View(ctx, func(tx Tx) error {
+		_, err := s.checkAuthRequest(ctx, tx, r, origin)
+		return err
+	})
+}
+
+// checkAuthRequest returns r's application, or why r is refused.
+func (s *Service) checkAuthRequest(ctx context.Context, tx Tx, r AuthRequest, origin string) (App, error) {
+	a, err := app(ctx, tx, r.ClientID, origin)
+	if errors.Is(err, ErrNotFound) {
+		return a, &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid client_id"}
+	} else if err != nil {
+		return a, err
+	}
+	if !redirectAllowed(a, r.RedirectURI) {
+		return a, &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid redirect_uri"}
+	}
+	switch {
+	case r.ResponseType != "code" && r.ResponseType != "token":
+		return a, &Error{Code: 400, OAuth: "unsupported_response_type", Message: "Invalid response_type"}
+	case r.ResponseType == "token" && r.RedirectURI == OOBRedirectURI:
+		return a, &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid redirect_uri",
+			Details: []string{"redirect_uri: urn:ietf:wg:oauth:2.0:oob takes response_type=code only"}}
+	case r.ResponseType == "token" && r.Expiration > implicitMaxMinutes:
+		return a, Invalid(fmt.Sprintf("expiration: %d minutes; an implicit grant's token lasts at most %d", r.Expiration, implicitMaxMinutes))
+	case r.ResponseType == "token" && r.Expiration < 0:
+		return a, Invalid("expiration: -1 (never) is for refresh tokens; give minutes")
+	case r.ChallengeMethod != "" && r.Challenge == "":
+		return a, Invalid("code_challenge: required with code_challenge_method")
+	case r.Challenge != "" && r.ResponseType != "code":
+		return a, Invalid("code_challenge: for response_type=code only")
+	}
+	return a, nil
+}
+
+// SignInRequest is what the sign-in page posts.
+type SignInRequest struct {
+	State              string
+	Username, Password string
+	Expiration         *int // minutes, replacing the authorization request's
+	SSL                bool // the request came over HTTPS
+	// Origin is the portal's origin and ApprovalURL its oauth2/approval
+	// page, as the request reached them.
+	Origin, ApprovalURL string
+}
+
+// SignInResult is the outcome of a sign-in: a redirect, or a refusal to
+// show on the sign-in page again.
+type SignInResult struct {
+	Request  AuthRequest // what the page names, to render it again
+	Redirect string      // signed in: where to send the browser
+	Refusal  string      // not signed in: why
+}
+
+// msgTooManyAttempts is the sign-in page's message for a throttled sign-in,
+// in the portal's words (the ArcGIS API for Python looks for them).
+const msgTooManyAttempts = "Too many invalid attempts. Please try again later."
+
+// SignIn signs a person in on the sign-in page: the authorization request
+// is checked again, then the credentials, throttled as generateToken's are;
+// signed in, it issues the token or the code and answers where to redirect.
+func (s *Service) SignIn(ctx context.Context, in SignInRequest) (SignInResult, error) {
+	r, err := DecodeState(in.State)
+	if err != nil {
+		return SignInResult{}, err
+	}
+	if in.Expiration != nil {
+		r.Expiration = *in.Expiration
+	}
+	out := SignInResult{Request: r}
+	if in.Username == "" || in.Password == "" {
+		out.Refusal = msgInvalidCredential
+		// Nothing was tried: the page asks again, no failure counted.
+		return out, s.store.View(ctx, func(tx Tx) error { _, err := s.checkAuthRequest(ctx, tx, r, in.Origin); return err })
+	}
+	attempt, refused := s.signins.admit(in.Username, clientAddr(ctx), s.now())
+	if refused != nil {
+		out.Refusal = msgTooManyAttempts
+		return out, s.store.View(ctx, func(tx Tx) error { _, err := s.checkAuthRequest(ctx, tx, r, in.Origin); return err })
+	}
+	wrong := false
+	err = s.store.Update(ctx, func(tx Tx) error {
+		wrong = false
+		if _, err := s.checkAuthRequest(ctx, tx, r, in.Origin); err != nil {
+			return err
+		}
+		u, ok, err := s.checkCredentials(ctx, tx, in.Username, in.Password)
+		if err != nil || !ok {
+			wrong = !ok && err == nil
+			return err
+		}
+		out.Redirect, err = s.grant(ctx, tx, r, u, in)
+		return err
+	})
+	switch _, judged := AsError(err); {
+	case err == nil && wrong:
+		out.Refusal = msgInvalidCredential // counted: the advance count stays
+	case err == nil:
+		attempt.succeeded()
+	case !judged:
+		attempt.undecided()
+	default:
+		attempt.undecided() // the request was refused before the credentials
+	}
+	return out, err
+}
+
+// checkCredentials reports whether password is username's; an unknown user
+// name costs the same password check as a known one.
+func (s *Service) checkCredentials(ctx context.Context, tx Tx, username, password string) (User, bool, error) {
+	u, err := tx.User(ctx, username)
+	if errors.Is(err, ErrNotFound) {
+		CheckPassword(dummyHash(), password)
+		return u, false, nil
+	} else if err != nil {
+		return u, false, err
+	}
+	return u, CheckPassword(u.PasswordHash, password), nil
+}
+
+// grant issues what r asks for u and returns the redirect that delivers
+// it: an access token in the fragment (implicit grant), or a code in the
+// query (to the approval page for the out-of-band URI).
+func (s *Service) grant(ctx context.Context, tx Tx, r AuthRequest, u User, in SignInRequest) (string, error) {
+	now := s.now()
+	if r.ResponseType == "token" {
+		minutes := r.Expiration
+		if minutes == 0 {
+			minutes = implicitDefaultMinutes
+		}
+		tok := Token{Token: randomID(), Username: u.Username, Expires: now.Add(time.Duration(minutes) * time.Minute).Truncate(time.Millisecond)}
+		if err := tx.PutToken(ctx, tok); err != nil {
+			return "", err
+		}
+		return withParams(r.RedirectURI, "#", [][2]string{
+			{"access_token", tok.Token}, {"expires_in", fmt.Sprint(minutes * 60)}, {"username", u.Username},
+			{"ssl", fmt.Sprint(in.SSL)}, {"state", r.State}}), nil
+	}
+	refresh := r.Expiration
+	switch {
+	case refresh == 0:
+		refresh = refreshDefaultMinutes
+	case refresh > refreshMaxMinutes:
+		refresh = refreshMaxMinutes
+	}
+	c := OAuthCode{Code: randomID(), ClientID: r.ClientID, Username: u.Username, RedirectURI: r.RedirectURI,
+		Challenge: r.Challenge, ChallengeMethod: r.ChallengeMethod, RefreshMinutes: refresh, Expires: now.Add(codeLifetime)}
+	if c.Challenge != "" && c.ChallengeMethod == "" {
+		c.ChallengeMethod = "plain" // RFC 7636 4.3
+	}
+	if err := tx.PutOAuthCode(ctx, c); err != nil {
+		return "", err
+	}
+	target := r.RedirectURI
+	if target == OOBRedirectURI {
+		target = in.ApprovalURL
+	}
+	return withParams(target, "?", [][2]string{{"code", c.Code}, {"state", r.State}}), nil
+}
+
+// withParams appends params to uri after sep ("?" or "#"), percent-encoded
+// with %20 for spaces, which every client decodes (some do not decode '+').
+// An empty state is left out.
+func withParams(uri, sep string, params [][2]string) string {
+	var b strings.Builder
+	b.WriteString(uri)
+	if sep == "?" && strings.Contains(uri, "?") {
+		sep = "&"
+	}
+	for _, kv := range params {
+		if kv[0] == "state" && kv[1] == "" {
+			continue
+		}
+		b.WriteString(sep)
+		sep = "&"
+		b.WriteString(kv[0])
+		b.WriteByte('=')
+		b.WriteString(strings.ReplaceAll(url.QueryEscape(kv[1]), "+", "%20"))
+	}
+	return b.String()
+}
+
+// TokenGrant is a request to the token endpoint.
+type TokenGrant struct {
+	GrantType, ClientID, ClientSecret string
+	Code, RedirectURI, CodeVerifier   string
+	RefreshToken                      string
+	Expiration                        int  // minutes (client_credentials); 0 for the default
+	SSL                               bool // the request came over HTTPS
+	Origin                            string
+}
+
+// OAuthTokens is the token endpoint's answer.
+type OAuthTokens struct {
+	AccessToken string
+	ExpiresIn   int64  // seconds
+	Username    string // "" for an application's token
+	SSL         bool
+	// RefreshToken, when not "", came with RefreshExpiresIn seconds of
+	// life (-1: never expires).
+	RefreshToken     string
+	RefreshExpiresIn int64
+}
+
+// Token serves the token endpoint: authorization_code, refresh_token,
+// exchange_refresh_token and client_credentials. A refused request issues
+// nothing and answers the OAuth error.
+func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) {
+	out := OAuthTokens{SSL: g.SSL}
+	err := s.store.Update(ctx, func(tx Tx) error {
+		out = OAuthTokens{SSL: g.SSL}
+		a, err := app(ctx, tx, g.ClientID, g.Origin)
+		if errors.Is(err, ErrNotFound) {
+			return oauthError(oauthInvalidClient, "Invalid client_id")
+		} else if err != nil {
+			return err
+		}
+		if g.ClientSecret != "" && (a.SecretHash == "" || !CheckPassword(a.SecretHash, g.ClientSecret)) {
+			return oauthError(oauthInvalidClient, "Invalid client_secret")
+		}
+		switch g.GrantType {
+		case "client_credentials":
+			return s.appToken(ctx, tx, a, g, &out)
+		case "authorization_code":
+			return s.exchangeCode(ctx, tx, a, g, &out)
+		case "refresh_token":
+			rt, err := s.liveRefreshToken(ctx, tx, a, g.RefreshToken, false)
+			if err != nil {
+				return err
+			}
+			return s.accessToken(ctx, tx, rt.Username, &out)
+		case "exchange_refresh_token":
+			if g.RedirectURI == "" {
+				return oauthError(oauthInvalidRequest, "redirect_uri not specified")
+			}
+			if !redirectAllowed(a, g.RedirectURI) {
+				return oauthError(oauthInvalidRequest, "Invalid redirect_uri")
+			}
+			rt, err := s.liveRefreshToken(ctx, tx, a, g.RefreshToken, true)
+			if err != nil {
+				return err
+			}
+			if err := s.refreshToken(ctx, tx, a.ClientID, rt.Username, rt.Minutes, &out); err != nil {
+				return err
+			}
+			return s.accessToken(ctx, tx, rt.Username, &out)
+		}
+		return oauthError(oauthUnsupported, "Invalid grant_type")
+	})
+	return out, err
+}
+
+func (s *Service) appToken(ctx context.Context, tx Tx, a App, g TokenGrant, out *OAuthTokens) error {
+	switch {
+	case a.SecretHash == "":
+		return oauthError(oauthInvalidClient, "Invalid client_id: a public application has no client credentials")
+	case g.ClientSecret == "":
+		return oauthError(oauthInvalidRequest, "client_secret not specified")
+	}
+	minutes := g.Expiration
+	if minutes == 0 {
+		minutes = appTokenDefaultMinutes
+	}
+	minutes = min(minutes, appTokenMaxMinutes)
+	t := AppToken{Token: randomID(), ClientID: a.ClientID, Expires: s.now().Add(time.Duration(minutes) * time.Minute).Truncate(time.Millisecond)}
+	out.AccessToken, out.ExpiresIn = t.Token, int64(minutes)*60
+	return tx.PutAppToken(ctx, t)
+}
+
+func (s *Service) exchangeCode(ctx context.Context, tx Tx, a App, g TokenGrant, out *OAuthTokens) error {
+	if g.Code == "" {
+		return oauthError(oauthInvalidRequest, "code not specified")
+	}
+	if g.RedirectURI == "" {
+		return oauthError(oauthInvalidRequest, "redirect_uri not specified")
+	}
+	c, err := tx.TakeOAuthCode(ctx, g.Code)
+	if errors.Is(err, ErrNotFound) {
+		return oauthError(oauthInvalidGrant, "Invalid authorization code")
+	} else if err != nil {
+		return err
+	}
+	switch {
+	case !s.now().Before(c.Expires) || c.ClientID != a.ClientID:
+		return oauthError(oauthInvalidGrant, "Invalid authorization code")
+	case c.RedirectURI != g.RedirectURI:
+		return oauthError(oauthInvalidGrant, "Invalid redirect_uri")
+	case c.Challenge != "" && g.CodeVerifier == "":
+		return oauthError(oauthInvalidRequest, "code_verifier not specified")
+	case c.Challenge != "" && !verifierMatches(c, g.CodeVerifier):
+		return oauthError(oauthInvalidGrant, "Invalid code_verifier")
+	}
+	if _, err := tx.User(ctx, c.Username); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return oauthError(oauthInvalidGrant, "Invalid authorization code")
+		}
+		return err
+	}
+	if err := s.refreshToken(ctx, tx, a.ClientID, c.Username, c.RefreshMinutes, out); err != nil {
+		return err
+	}
+	return s.accessToken(ctx, tx, c.Username, out)
+}
+
+// verifierMatches checks a PKCE code verifier against its code's challenge
+// (RFC 7636 4.6).
+func verifierMatches(c OAuthCode, verifier string) bool {
+	want := verifier
+	if c.ChallengeMethod == "S256" {
+		sum := sha256.Sum256([]byte(verifier))
+		want = base64.RawURLEncoding.EncodeToString(sum[:])
+	}
+	return subtle.ConstantTimeCompare([]byte(want), []byte(c.Challenge)) == 1
+}
+
+// liveRefreshToken returns the refresh token a names, unexpired; take
+// deletes it (exchange_refresh_token revokes the old one).
+func (s *Service) liveRefreshToken(ctx context.Context, tx Tx, a App, token string, take bool) (RefreshToken, error) {
+	if token == "" {
+		return RefreshToken{}, oauthError(oauthInvalidRequest, "refresh_token not specified")
+	}
+	read := tx.RefreshToken
+	if take {
+		read = tx.TakeRefreshToken
+	}
+	rt, err := read(ctx, token)
+	if errors.Is(err, ErrNotFound) {
+		return rt, oauthError(oauthInvalidGrant, "Invalid refresh_token")
+	} else if err != nil {
+		return rt, err
+	}
+	if rt.ClientID != a.ClientID || (!rt.Expires.IsZero() && !s.now().Before(rt.Expires)) {
+		return rt, oauthError(oauthInvalidGrant, "Invalid refresh_token")
+	}
+	return rt, nil
+}
+
+// accessToken issues username a token of codeAccessMinutes.
+func (s *Service) accessToken(ctx context.Context, tx Tx, username string, out *OAuthTokens) error {
+	t := Token{Token: randomID(), Username: username, Expires: s.now().Add(codeAccessMinutes * time.Minute).Truncate(time.Millisecond)}
+	out.AccessToken, out.ExpiresIn, out.Username = t.Token, codeAccessMinutes*60, username
+	return tx.PutToken(ctx, t)
+}
+
+// refreshToken issues username a refresh token of minutes (-1: never
+// expires).
+func (s *Service) refreshToken(ctx context.Context, tx Tx, clientID, username string, minutes int, out *OAuthTokens) error {
+	t := RefreshToken{Token: randomID(), ClientID: clientID, Username: username, Minutes: minutes}
+	out.RefreshExpiresIn = -1
+	if minutes >= 0 {
+		t.Expires = s.now().Add(time.Duration(minutes) * time.Minute).Truncate(time.Millisecond)
+		out.RefreshExpiresIn = int64(minutes) * 60
+	}
+	out.RefreshToken = t.Token
+	return tx.PutRefreshToken(ctx, t)
+}
+
+// RevokeToken revokes a refresh token or an application's token issued to
+// clientID (any application's when clientID is ""), or a user's access
+// token. A token that is not valid (any more) is no error (RFC 7009).
+func (s *Service) RevokeToken(ctx context.Context, clientID, token string) error {
+	revoked := false
+	err := s.store.Update(ctx, func(tx Tx) error {
+		revoked = false
+		if clientID != "" {
+			if _, err := app(ctx, tx, clientID, ""); errors.Is(err, ErrNotFound) {
+				return oauthError(oauthInvalidClient, "Invalid client_id")
+			} else if err != nil {
+				return err
+			}
+		}
+		rt, err := tx.RefreshToken(ctx, token)
+		if err == nil {
+			if clientID != "" && rt.ClientID != clientID {
+				return oauthError(oauthInvalidClient, "Invalid client_id")
+			}
+			_, err = tx.TakeRefreshToken(ctx, token)
+			return err
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		at, _, err := tx.AppToken(ctx, token)
+		if err == nil {
+			if clientID != "" && at.ClientID != clientID {
+				return oauthError(oauthInvalidClient, "Invalid client_id")
+			}
+			revoked = true
+			return tx.DeleteAppToken(ctx, token)
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if err := tx.DeleteToken(ctx, token); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		} else if err == nil {
+			revoked = true
+		}
+		return nil
+	})
+	if revoked {
+		// The token may be cached: forget it now in this process.
+		s.tokens.clear()
+	}
+	return err
+}

@@ -1,0 +1,164 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/orgportal/portal-api/server"
+)
+
+// The OAuth 2.0 rows (migration 0004): applications, authorization codes,
+// refresh tokens and applications' tokens; and the custom roles listed.
+
+func (t *tx) Roles(ctx context.Context, orgID string) ([]server.CustomRole, error) {
+	rows, err := t.query(ctx, "SELECT id, privileges FROM roles WHERE org_id = ? ORDER BY id COLLATE BINARY", orgID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: list roles: %w", err)
+	}
+	defer rows.Close()
+	var out []server.CustomRole
+	for rows.Next() {
+		r := server.CustomRole{OrgID: orgID}
+		var privs string
+		if err := rows.Scan(&r.ID, &privs); err != nil {
+			return nil, fmt.Errorf("sqlstore: list roles: %w", err)
+		}
+		if err := json.Unmarshal([]byte(privs), &r.Privileges); err != nil {
+			return nil, fmt.Errorf("sqlstore: role %s/%s privileges: %w", orgID, r.ID, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// DeleteToken implements server.Tx; the removal counts for
+// Store.TokenRemovals.
+func (t *tx) DeleteToken(ctx context.Context, token string) error {
+	t.removedTokens()
+	res, err := t.exec(ctx, "DELETE FROM tokens WHERE token = ?", token)
+	return deleted(res, err, "token")
+}
+
+func (t *tx) App(ctx context.Context, clientID string) (server.App, error) {
+	a := server.App{ClientID: clientID}
+	var uris string
+	err := t.queryRow(ctx, "SELECT org_id, secret_hash, redirect_uris FROM apps WHERE client_id = ?", clientID).
+		Scan(&a.OrgID, &a.SecretHash, &uris)
+	if err != nil {
+		return server.App{}, notFound(err, "application", clientID)
+	}
+	if err := json.Unmarshal([]byte(uris), &a.RedirectURIs); err != nil {
+		return server.App{}, fmt.Errorf("sqlstore: application %s redirect URIs: %w", clientID, err)
+	}
+	return a, nil
+}
+
+func (t *tx) PutApp(ctx context.Context, a server.App) error {
+	uris, err := marshal(a.RedirectURIs)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put application: %w", err)
+	}
+	_, err = t.exec(ctx, `INSERT INTO apps (client_id, org_id, secret_hash, redirect_uris) VALUES (?, ?, ?, ?)
+		ON CONFLICT (client_id) DO UPDATE SET org_id = excluded.org_id, secret_hash = excluded.secret_hash,
+			redirect_uris = excluded.redirect_uris`,
+		a.ClientID, a.OrgID, a.SecretHash, uris)
+	if err != nil {
+		return fmt.Errorf("sqlstore: put application: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) PutOAuthCode(ctx context.Context, c server.OAuthCode) error {
+	_, err := t.exec(ctx, `INSERT INTO oauth_codes (code, client_id, username, redirect_uri, challenge, challenge_method,
+			refresh_minutes, expires_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.Code, c.ClientID, c.Username, c.RedirectURI, c.Challenge, c.ChallengeMethod, c.RefreshMinutes, toMS(c.Expires))
+	if err != nil {
+		return fmt.Errorf("sqlstore: put authorization code: %w", err)
+	}
+	return nil
+}
+
+// TakeOAuthCode implements server.Tx: the read locks the row, so that of
+// two concurrent exchanges the second waits and then finds it gone.
+func (t *tx) TakeOAuthCode(ctx context.Context, code string) (server.OAuthCode, error) {
+	c := server.OAuthCode{Code: code}
+	var expires int64
+	err := t.queryRow(ctx, `SELECT client_id, username, redirect_uri, challenge, challenge_method, refresh_minutes, expires_ms
+		FROM oauth_codes WHERE code = ?`+t.locking("FOR UPDATE"), code).
+		Scan(&c.ClientID, &c.Username, &c.RedirectURI, &c.Challenge, &c.ChallengeMethod, &c.RefreshMinutes, &expires)
+	if err != nil {
+		return server.OAuthCode{}, notFound(err, "authorization code")
+	}
+	c.Expires = fromMS(expires)
+	res, err := t.exec(ctx, "DELETE FROM oauth_codes WHERE code = ?", code)
+	return c, deleted(res, err, "authorization code")
+}
+
+func (t *tx) PutRefreshToken(ctx context.Context, r server.RefreshToken) error {
+	_, err := t.exec(ctx, `INSERT INTO refresh_tokens (token, client_id, username, minutes, expires_ms) VALUES (?, ?, ?, ?, ?)`,
+		r.Token, r.ClientID, r.Username, r.Minutes, toMS(r.Expires))
+	if err != nil {
+		return fmt.Errorf("sqlstore: put refresh token: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) RefreshToken(ctx context.Context, token string) (server.RefreshToken, error) {
+	return t.refreshToken(ctx, token, "")
+}
+
+// TakeRefreshToken implements server.Tx, as TakeOAuthCode.
+func (t *tx) TakeRefreshToken(ctx context.Context, token string) (server.RefreshToken, error) {
+	r, err := t.refreshToken(ctx, token, t.locking("FOR UPDATE"))
+	if err != nil {
+		return r, err
+	}
+	res, err := t.exec(ctx, "DELETE FROM refresh_tokens WHERE token = ?", token)
+	return r, deleted(res, err, "refresh token")
+}
+
+func (t *tx) refreshToken(ctx context.Context, token, lock string) (server.RefreshToken, error) {
+	r := server.RefreshToken{Token: token}
+	var expires int64
+	err := t.queryRow(ctx, "SELECT client_id, username, minutes, expires_ms FROM refresh_tokens WHERE token = ?"+lock, token).
+		Scan(&r.ClientID, &r.Username, &r.Minutes, &expires)
+	if err != nil {
+		// The token is a secret: keep it out of the error.
+		return server.RefreshToken{}, notFound(err, "refresh token")
+	}
+	r.Expires = fromMS(expires)
+	return r, nil
+}
+
+func (t *tx) PutAppToken(ctx context.Context, a server.AppToken) error {
+	_, err := t.exec(ctx, `INSERT INTO app_tokens (token, client_id, expires_ms) VALUES (?, ?, ?)`,
+		a.Token, a.ClientID, toMS(a.Expires))
+	if err != nil {
+		return fmt.Errorf("sqlstore: put application token: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) AppToken(ctx context.Context, token string) (server.AppToken, server.App, error) {
+	at := server.AppToken{Token: token}
+	a := server.App{}
+	var expires int64
+	var uris string
+	err := t.queryRow(ctx, `SELECT a.client_id, a.org_id, a.secret_hash, a.redirect_uris, t.expires_ms
+		FROM app_tokens t JOIN apps a ON a.client_id = t.client_id WHERE t.token = ?`, token).
+		Scan(&a.ClientID, &a.OrgID, &a.SecretHash, &uris, &expires)
+	if err != nil {
+		return server.AppToken{}, server.App{}, notFound(err, "application token")
+	}
+	if err := json.Unmarshal([]byte(uris), &a.RedirectURIs); err != nil {
+		return server.AppToken{}, server.App{}, fmt.Errorf("sqlstore: application %s redirect URIs: %w", a.ClientID, err)
+	}
+	at.ClientID, at.Expires = a.ClientID, fromMS(expires)
+	return at, a, nil
+}
+
+func (t *tx) DeleteAppToken(ctx context.Context, token string) error {
+	res, err := t.exec(ctx, "DELETE FROM app_tokens WHERE token = ?", token)
+	return deleted(res, err, "application token")
+}

@@ -127,7 +127,6 @@ func New(cfg Config) (*API, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Pre(cleanPath, s.cors)
 	e.Use(s.recoverPanics, s.logRequests)
 	if cfg.Hooks != nil {
 		e.Use(s.unmatched)
@@ -180,23 +179,28 @@ func New(cfg Config) (*API, error) {
 		c.SetRequest(c.Request().WithContext(&call{Context: c.Request().Context(), pretty: q.Get("f") == "pjson"}))
 		return errNotFound
 	})
-	return &API{Handler: e, svc: s.svc, ops: ops}, nil
+	return &API{Handler: s.front(e), svc: s.svc, ops: ops}, nil
 }
 
-// cleanPath serves a path that starts with repeated slashes as if it
-// started with one, as the portal's web servers do: the ArcGIS API for
-// Python writes //sharing/rest/ for a portal without a context.
-func cleanPath(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		u := c.Request().URL
-		if strings.HasPrefix(u.Path, "//") {
+// front is what every request meets before echo routes it (plain
+// net/http, as an echo Pre middleware would cost each request a closure):
+// a path starting with repeated slashes is served as if it started with one,
+// as the portal's web servers do (the ArcGIS API for Python writes
+// //sharing/rest/ for a portal without a context); a web page's preflight is
+// answered, and answers to pages carry their origin (cors).
+func (s *srv) front(e *echo.Echo) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u := r.URL; strings.HasPrefix(u.Path, "//") {
 			u.Path = "/" + strings.TrimLeft(u.Path, "/")
 			if u.RawPath != "" {
 				u.RawPath = "/" + strings.TrimLeft(u.RawPath, "/")
 			}
 		}
-		return next(c)
-	}
+		if s.cors(w, r) {
+			return
+		}
+		e.ServeHTTP(w, r)
+	})
 }
 
 // groupRouter lets the generated registration add its routes to a group.

@@ -265,12 +265,19 @@ func writeRaw(c echo.Context, status int, body []byte) error {
 	h["Content-Type"] = jsonContentType
 	// Always a length: without one, net/http chunks an answer past 2 KiB,
 	// and the ArcGIS API for Python reads a chunked error differently.
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if len(body) == len(successJSON) {
+		h["Content-Length"] = successLength // the hottest answer's, made once
+	} else {
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	c.Response().WriteHeader(status)
 	_, err := c.Response().Write(body)
 	return err
 }
 
-var jsonContentType = []string{"application/json; charset=utf-8"}
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	successLength   = []string{strconv.Itoa(len(successJSON))}
+)
 
 var _ = slog.Default

@@ -128,9 +128,6 @@ func New(cfg Config) (*API, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.recoverPanics, s.logRequests)
-	if cfg.Hooks != nil {
-		e.Use(s.unmatched)
-	}
 	e.GET("/health", s.health)
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml; charset=utf-8", portalapi.YAML)
@@ -297,6 +294,9 @@ func (s *srv) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		err := next(c)
 		if err != nil {
+			if s.cfg.Hooks != nil && routingMiss(err) {
+				s.unmatched(c, start)
+			}
 			c.Error(err)
 		}
 		// Checked first: the arguments would be built even when dropped.

@@ -96,38 +96,32 @@ type Answer struct {
 	Duration    time.Duration
 }
 
-// unmatched tells Hooks.Observe of each call that reached no operation,
-// answered 404 by any route (every path of the server but the emulator's
-// own, which never reach the API): with it a client's author sees what
-// their client asked for that the server does not have. Its Form is the
-// query and a form body of up to freeBodyBytes; nothing validated it.
-func (s *srv) unmatched(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		err := next(c)
-		if !routingMiss(err) {
-			return err
+// unmatched tells Hooks.Observe of a call that reached no operation
+// (started at start), answered 404 by any route (every
+// path of the server but the emulator's own, which never reach the API).
+// With it a client's author sees what their client asked for that the
+// server does not have. Its Form is the query and a form body of up to
+// freeBodyBytes; nothing validated it. logRequests calls it, rather than a
+// middleware of its own, which would cost every call an allocation.
+func (s *srv) unmatched(c echo.Context, start time.Time) {
+	r := c.Request()
+	hc := &Call{Method: r.Method, Path: r.URL.Path, Start: start}
+	hc.Form, hc.Token = unmatchedParams(r)
+	if hc.Token != "" {
+		// Only to name the caller: a refused token leaves User empty.
+		if p, aerr := s.svc.Authenticate(r.Context(), hc.Token); aerr == nil {
+			hc.User = p.User.Username
 		}
-		r := c.Request()
-		hc := &Call{Method: r.Method, Path: r.URL.Path, Start: start}
-		hc.Form, hc.Token = unmatchedParams(r)
-		if hc.Token != "" {
-			// Only to name the caller: a refused token leaves User empty.
-			if p, aerr := s.svc.Authenticate(r.Context(), hc.Token); aerr == nil {
-				hc.User = p.User.Username
-			}
-		}
-		s.cfg.Hooks.Observe(hc, Answer{Status: errNotFound.status, Code: errNotFound.body.Code, Duration: time.Since(start)})
-		return err
 	}
+	s.cfg.Hooks.Observe(hc, Answer{Status: errNotFound.status, Code: errNotFound.body.Code, Duration: time.Since(start)})
 }
 
 // routingMiss reports whether err is the answer of a call that reached no
 // operation: echo's own 404 and 405 (errorHandler answers both as 404), and
 // errNotFound from the catch-all under the API root and from serve's gate.
 func routingMiss(err error) bool {
-	if err == errNotFound {
-		return true
+	if err == nil || err == errNotFound {
+		return err != nil
 	}
 	var he *echo.HTTPError
 	return errors.As(err, &he) && (he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed)

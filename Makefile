@@ -44,6 +44,8 @@ tools: $(REDOCLY) $(SPECTRAL)
 
 ## lint: go vet, staticcheck (pinned in go.mod) and the OpenAPI linters (pinned in tools/redocly, tools/spectral)
 lint: lint-spec
+	@files=$$("$$($(GO) env GOROOT)/bin/gofmt" -l $$(git ls-files '*.go')); \
+		if [ -n "$$files" ]; then echo "not gofmt-formatted: $$files" >&2; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 	@# portaltest is imported into tests on macOS and Windows too: the code

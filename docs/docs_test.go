@@ -71,7 +71,7 @@ func TestReferenceMatchesContract(t *testing.T) {
 	var state struct {
 		Spec struct {
 			Data struct {
-				Info  struct{ Version string }
+				Info struct{ Version string }
 				// A path item's operations, and its servers or
 				// parameters, which are no objects.
 				Paths map[string]map[string]json.RawMessage

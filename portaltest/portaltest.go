@@ -30,9 +30,9 @@ import (
 
 	"github.com/orgportal/portal-api/client"
 	"github.com/orgportal/portal-api/emulator"
-	"github.com/orgportal/portal-api/tlscert"
 	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/server/seed"
+	"github.com/orgportal/portal-api/tlscert"
 )
 
 // Facts of the demo organizations (server/seed/demo.yaml, and the

@@ -19,10 +19,13 @@ type Category struct {
 // Member is a member of an organization with the category paths assigned to
 // it, such as "/Office Location/USA/Maine".
 type Member struct {
-	Username   string
-	FullName   string
-	OrgID      string
-	Role       string // org_admin, org_publisher, org_user or a custom role id
+	Username string
+	FullName string
+	OrgID    string
+	// Role is org_admin, org_publisher or org_user: for a custom role, the
+	// one its privileges amount to, as the portal reports it.
+	Role       string
+	RoleID     string // the custom role's id; "" for a built-in role
 	Categories []string
 }
 
@@ -125,6 +128,7 @@ func (c *Client) Member(ctx context.Context, user string) (*Member, error) {
 		FullName:   deref(out.FullName),
 		OrgID:      deref(out.OrgId),
 		Role:       deref(out.Role),
+		RoleID:     deref(out.RoleId),
 		Categories: deref(out.Categories),
 	}, nil
 }
@@ -179,6 +183,7 @@ func (c *Client) Members(ctx context.Context, portalID string, q MemberQuery) (*
 			FullName:   deref(m.FullName),
 			OrgID:      m.OrgId,
 			Role:       m.Role,
+			RoleID:     deref(m.RoleId),
 			Categories: m.Categories,
 		})
 	}

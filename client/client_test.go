@@ -438,15 +438,17 @@ func TestWireAndDecoding(t *testing.T) {
 		},
 		{
 			name: "list members by category",
-			answer: `{"total":1,"start":1,"num":10,"nextStart":-1,"users":[
-				{"username":"jsmith","fullName":"Jane Smith","orgId":"` + orgID + `","role":"org_user","categories":["/Office Location/USA/Maine"]}]}`,
+			answer: `{"total":2,"start":1,"num":10,"nextStart":-1,"users":[
+				{"username":"jsmith","fullName":"Jane Smith","orgId":"` + orgID + `","role":"org_user","categories":["/Office Location/USA/Maine"]},
+				{"username":"viewer","orgId":"` + orgID + `","role":"org_user","roleId":"viewer","categories":[]}]}`,
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.Members(ctx, "", MemberQuery{Categories: []string{"/Office Location/USA", "/Department"}, Num: 10})
 			},
 			method: "GET", path: base + "/portals/self/users",
 			params: map[string]string{"categories": "/Office Location/USA,/Department", "num": "10", "f": "json", "token": "tok"},
-			want: &MemberPage{Total: 1, Start: 1, Num: 10, NextStart: -1, Members: []Member{
+			want: &MemberPage{Total: 2, Start: 1, Num: 10, NextStart: -1, Members: []Member{
 				{Username: "jsmith", FullName: "Jane Smith", OrgID: orgID, Role: "org_user", Categories: []string{"/Office Location/USA/Maine"}},
+				{Username: "viewer", OrgID: orgID, Role: "org_user", RoleID: "viewer", Categories: []string{}},
 			}},
 		},
 		{

@@ -55,7 +55,6 @@ func (c *Client) Info(ctx context.Context) (Info, error) {
 type User struct {
 	Member
 	ID         string   // stable for the user's life
-	RoleID     string   // the custom role's id; "" for a built-in role
 	Privileges []string // what the role grants
 	Created    time.Time
 }
@@ -92,8 +91,8 @@ func (c *Client) Portal(ctx context.Context, portalID string) (*Portal, error) {
 	p := &Portal{ID: *out.Id, Name: deref(out.Name), PortalName: *out.PortalName, IsPortal: deref(out.IsPortal),
 		CurrentVersion: deref(out.CurrentVersion), HasMemberCategorySchema: deref(out.HasMemberCategorySchema)}
 	if u := out.User; u != nil {
-		p.User = &User{Member: Member{Username: u.Username, FullName: deref(u.FullName), OrgID: u.OrgId, Role: u.Role, Categories: u.Categories},
-			ID: u.Id, RoleID: deref(u.RoleId), Privileges: u.Privileges, Created: msTime(u.Created)}
+		p.User = &User{Member: Member{Username: u.Username, FullName: deref(u.FullName), OrgID: u.OrgId, Role: u.Role, RoleID: deref(u.RoleId),
+			Categories: u.Categories}, ID: u.Id, Privileges: u.Privileges, Created: msTime(u.Created)}
 	}
 	return p, nil
 }
@@ -117,8 +116,8 @@ func toUser(op string, out gen.MemberResponse) (*User, error) {
 	}
 	return &User{
 		Member: Member{Username: *out.Username, FullName: deref(out.FullName), OrgID: deref(out.OrgId), Role: deref(out.Role),
-			Categories: deref(out.Categories)},
-		ID: *out.Id, RoleID: deref(out.RoleId), Privileges: deref(out.Privileges), Created: millis(out.Created),
+			RoleID: deref(out.RoleId), Categories: deref(out.Categories)},
+		ID: *out.Id, Privileges: deref(out.Privileges), Created: millis(out.Created),
 	}, nil
 }
 

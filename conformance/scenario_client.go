@@ -218,12 +218,12 @@ func memberOfClient(m client.Member) map[string]any {
 	for _, c := range m.Categories {
 		cats = append(cats, c)
 	}
-	return map[string]any{"username": m.Username, "fullName": m.FullName, "orgId": m.OrgID, "role": m.Role, "categories": cats}
+	return map[string]any{"username": m.Username, "fullName": m.FullName, "orgId": m.OrgID, "role": m.Role, "roleId": m.RoleID, "categories": cats}
 }
 
 func memberOfBody(m map[string]any) map[string]any {
 	return map[string]any{"username": m["username"], "fullName": orEmpty(m["fullName"], ""), "orgId": m["orgId"], "role": m["role"],
-		"categories": orEmpty(m["categories"], []any{})}
+		"roleId": orEmpty(m["roleId"], ""), "categories": orEmpty(m["categories"], []any{})}
 }
 
 func treeOfClient(cs []client.Category) []any {
@@ -628,7 +628,7 @@ func userOfClient(u *client.User) map[string]any {
 		return nil
 	}
 	m := memberOfClient(u.Member)
-	m["id"], m["roleId"], m["privileges"], m["created"] = u.ID, u.RoleID, orEmpty(toAny(u.Privileges), []any{}), ms(u.Created)
+	m["id"], m["privileges"], m["created"] = u.ID, orEmpty(toAny(u.Privileges), []any{}), ms(u.Created)
 	return m
 }
 
@@ -638,7 +638,7 @@ func userOfBody(v any) map[string]any {
 		return nil
 	}
 	m := memberOfBody(b)
-	m["id"], m["roleId"], m["privileges"], m["created"] = b["id"], orEmpty(b["roleId"], ""), orEmpty(b["privileges"], []any{}), b["created"]
+	m["id"], m["privileges"], m["created"] = b["id"], orEmpty(b["privileges"], []any{}), b["created"]
 	return m
 }
 

@@ -455,9 +455,15 @@ type Member struct {
 	FullName   *string  `json:"fullName,omitempty"`
 	OrgId      string   `json:"orgId"`
 
-	// Role `org_admin`, `org_publisher`, `org_user` or a custom role id.
-	Role     string `json:"role"`
-	Username string `json:"username"`
+	// Role `org_admin`, `org_publisher` or `org_user`. A member holding a custom role (`roleId`) is reported
+	// with the built-in role its privileges amount to, as the portal does: `org_admin` when it grants an
+	// administrative privilege (`portal:admin:…`), else `org_publisher` when it grants a publisher's
+	// (`portal:publisher:…`), else `org_user`.
+	Role string `json:"role"`
+
+	// RoleId The custom role's id, for a member holding a custom role (listRoles); absent otherwise.
+	RoleId   *string `json:"roleId,omitempty"`
+	Username string  `json:"username"`
 }
 
 // MemberCategorySchema The member category schema: a tree of at most 3 levels (`x-max-depth`, top-level categories are level 1)
@@ -503,7 +509,10 @@ type MemberResponse struct {
 	// Privileges The privileges the member's role grants.
 	Privileges *[]string `json:"privileges,omitempty"`
 
-	// Role `org_admin`, `org_publisher`, `org_user` or a custom role id.
+	// Role `org_admin`, `org_publisher` or `org_user`. A member holding a custom role (`roleId`) is reported
+	// with the built-in role its privileges amount to, as the portal does: `org_admin` when it grants an
+	// administrative privilege (`portal:admin:…`), else `org_publisher` when it grants a publisher's
+	// (`portal:publisher:…`), else `org_user`.
 	Role *string `json:"role,omitempty"`
 
 	// RoleId The custom role's id, for a member holding a custom role (listRoles); absent otherwise.
@@ -887,7 +896,10 @@ type User struct {
 	// Privileges The privileges the member's role grants.
 	Privileges []string `json:"privileges"`
 
-	// Role `org_admin`, `org_publisher`, `org_user` or a custom role id.
+	// Role `org_admin`, `org_publisher` or `org_user`. A member holding a custom role (`roleId`) is reported
+	// with the built-in role its privileges amount to, as the portal does: `org_admin` when it grants an
+	// administrative privilege (`portal:admin:…`), else `org_publisher` when it grants a publisher's
+	// (`portal:publisher:…`), else `org_user`.
 	Role string `json:"role"`
 
 	// RoleId The custom role's id, for a member holding a custom role (listRoles); absent otherwise.

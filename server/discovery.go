@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 )
 
 // Portal names the portal product for portals/self's portalName.
@@ -12,8 +13,10 @@ const (
 	portalNameOnline     = "ArcGIS Online"
 )
 
-// Profile is a user as the user resource describes it (community/self,
-// community/users/{u}): the stored user and what its role grants.
+// Profile is a user as user documents describe it (community/self,
+// community/users/{u}, the member list): the stored user and what its role
+// grants. For a custom role, Role is the built-in role it is reported as
+// (reportedRole) and RoleID the custom role's id.
 type Profile struct {
 	User
 	ID         string   // UserID
@@ -118,21 +121,52 @@ func (s *Service) Self(ctx context.Context, p Principal) (Profile, error) {
 
 // profile is u as the user resource describes it.
 func profile(ctx context.Context, tx Tx, u User) (Profile, error) {
+	if _, builtin := builtinPrivileges[u.Role]; builtin {
+		return profileWith(u, nil), nil
+	}
+	r, err := tx.Role(ctx, u.OrgID, u.Role)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Profile{}, err
+	}
+	return profileWith(u, r.Privileges), nil
+}
+
+// profiles is users, members of org, as user documents describe them, their
+// custom roles read in one statement.
+func profiles(ctx context.Context, tx Tx, org string, users []User) ([]Profile, error) {
+	var custom map[string][]string
+	out := make([]Profile, len(users))
+	for i, u := range users {
+		if _, builtin := builtinPrivileges[u.Role]; !builtin && custom == nil {
+			roles, err := tx.Roles(ctx, org)
+			if err != nil {
+				return nil, err
+			}
+			custom = make(map[string][]string, len(roles))
+			for _, r := range roles {
+				custom[r.ID] = r.Privileges
+			}
+		}
+		out[i] = profileWith(u, custom[u.Role])
+	}
+	return out, nil
+}
+
+// profileWith is u as user documents describe it, custom being the
+// privileges of u's custom role (unused for a built-in role).
+func profileWith(u User, custom []string) Profile {
 	out := Profile{User: u, ID: UserID(u.Username)}
 	if privs, builtin := builtinPrivileges[u.Role]; builtin {
 		out.Privileges = slices.Clone(privs)
-		return out, nil
+		return out
 	}
 	out.RoleID = u.Role
-	r, err := tx.Role(ctx, u.OrgID, u.Role)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return out, err
-	}
-	out.Privileges = slices.Clone(r.Privileges)
+	out.Privileges = slices.Clone(custom)
 	if out.Privileges == nil {
 		out.Privileges = []string{}
 	}
-	return out, nil
+	out.Role = reportedRole(out.Privileges)
+	return out
 }
 
 // RolePage is a page of an organization's custom roles.
@@ -162,4 +196,22 @@ func (s *Service) Roles(ctx context.Context, p Principal, portalID string, page 
 		return nil
 	})
 	return out, wrap("list roles", err)
+}
+
+// reportedRole is the built-in role a user document names as the role of a
+// member whose custom role grants privs, as the portal reports it (clients
+// compare role with org_admin): an administrator's when privs hold an
+// administrative privilege, else a publisher's when they hold a publisher's,
+// else a user's.
+func reportedRole(privs []string) string {
+	role := RoleUser
+	for _, p := range privs {
+		switch {
+		case strings.HasPrefix(p, "portal:admin:"):
+			return RoleAdmin
+		case strings.HasPrefix(p, "portal:publisher:"):
+			role = RolePublisher
+		}
+	}
+	return role
 }

@@ -89,17 +89,14 @@ func urlKey(name, id string) string {
 }
 
 func toGenUser(p server.Profile) gen.User {
-	m := toGenMember(p.User)
-	u := gen.User{Id: p.ID, Username: m.Username, FullName: m.FullName, OrgId: m.OrgId, Role: m.Role,
+	m := toGenMember(p)
+	u := gen.User{Id: p.ID, Username: m.Username, FullName: m.FullName, OrgId: m.OrgId, Role: m.Role, RoleId: m.RoleId,
 		Privileges: p.Privileges, Categories: m.Categories}
 	if !p.Created.IsZero() { // 0 for a user stored before creation times were
 		u.Created = p.Created.UnixMilli()
 	}
 	if u.Privileges == nil {
 		u.Privileges = []string{}
-	}
-	if p.RoleID != "" {
-		u.RoleId = ptr(p.RoleID)
 	}
 	return u
 }

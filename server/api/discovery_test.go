@@ -235,8 +235,9 @@ var userID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // TestUserDocuments: community/self and getMember answer one document per
 // user: an id of 32 hex digits, the same in both and on every portal (it
-// survives a reset); roleId only for a custom role; the role's privileges;
-// the creation time.
+// survives a reset); roleId only for a custom role, whose role is the
+// built-in one its privileges amount to; the role's privileges; the
+// creation time.
 func TestUserDocuments(t *testing.T) {
 	start := time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)
 	p := pt.New(t, pt.WithClock(func() time.Time { return start }))
@@ -245,14 +246,14 @@ func TestUserDocuments(t *testing.T) {
 
 	ids := map[string]string{}
 	for _, c := range []struct {
-		user, token, roleID string
-		privileges          []string // a subset of what the role grants
-		not                 string   // a privilege the role lacks
+		user, token, role, roleID string
+		privileges                []string // a subset of what the role grants
+		not                       string   // a privilege the role lacks
 	}{
-		{pt.Member, pt.MemberToken, "", []string{"portal:user:createItem"}, "portal:admin:updateItems"},
-		{pt.Admin, pt.AdminToken, "", []string{"portal:admin:manageSecurity", "portal:admin:updateItems", "portal:admin:updateMemberCategorySchema"}, ""},
-		{"viewer", pt.ViewerToken, "viewer", []string{"portal:user:joinGroup"}, "portal:user:createItem"},
-		{"contentadmin", pt.ContentAdminToken, "contentAdmin", []string{"portal:admin:updateItems", "portal:admin:deleteItems", "portal:admin:viewItems", "portal:admin:updateUsers"}, "portal:admin:manageSecurity"},
+		{pt.Member, pt.MemberToken, "org_user", "", []string{"portal:user:createItem"}, "portal:admin:updateItems"},
+		{pt.Admin, pt.AdminToken, "org_admin", "", []string{"portal:admin:manageSecurity", "portal:admin:updateItems", "portal:admin:updateMemberCategorySchema"}, ""},
+		{"viewer", pt.ViewerToken, "org_user", "viewer", []string{"portal:user:joinGroup"}, "portal:user:createItem"},
+		{"contentadmin", pt.ContentAdminToken, "org_admin", "contentAdmin", []string{"portal:admin:updateItems", "portal:admin:deleteItems", "portal:admin:viewItems", "portal:admin:updateUsers"}, "portal:admin:manageSecurity"},
 	} {
 		s, m := self(c.token), member(c.user)
 		if s.raw != m.raw {
@@ -270,6 +271,9 @@ func TestUserDocuments(t *testing.T) {
 		ids[c.user] = id
 		if s.body["username"] != c.user || s.body["orgId"] != pt.OrgID {
 			t.Errorf("%s: %s", c.user, s.raw)
+		}
+		if s.body["role"] != c.role {
+			t.Errorf("%s: role %v, want %s", c.user, s.body["role"], c.role)
 		}
 		roleID, has := s.body["roleId"]
 		switch {
@@ -385,6 +389,35 @@ func TestDoubleSlash(t *testing.T) {
 		ok(t, do(t, req))
 		if folderOf(t, p, pt.RoadsItem) != pt.ArchiveFolder {
 			t.Errorf("context %q: the move by //sharing/rest did not move the item", ctxSeg)
+		}
+	}
+}
+
+// TestMemberListRoles: the member list reports each member's role as the
+// user resource does, roleId included for a custom role (the ArcGIS API for
+// Python takes a listed member's role as its roleId when roleId is absent).
+func TestMemberListRoles(t *testing.T) {
+	p := pt.New(t)
+	a := ok(t, get(t, p, schemaPath+"/users", pt.AdminToken, form("num", "100")))
+	seen := map[string]bool{}
+	for _, x := range a.body["users"].([]any) {
+		listed := x.(map[string]any)
+		name := listed["username"].(string)
+		doc := ok(t, get(t, p, "/community/users/"+name, pt.AdminToken, nil)).body
+		if listed["role"] != doc["role"] || listed["roleId"] != doc["roleId"] {
+			t.Errorf("%s: listed with role %v, roleId %v; its user resource says %v, %v", name, listed["role"], listed["roleId"], doc["role"], doc["roleId"])
+		}
+		seen[name] = true
+	}
+	for name, want := range map[string][2]any{"viewer": {"org_user", "viewer"}, "contentadmin": {"org_admin", "contentAdmin"}, "secadmin": {"org_admin", "securityAdmin"}, pt.Admin: {"org_admin", nil}} {
+		if !seen[name] {
+			t.Errorf("%s is not listed", name)
+			continue
+		}
+		for _, x := range a.body["users"].([]any) {
+			if u := x.(map[string]any); u["username"] == name && (u["role"] != want[0] || u["roleId"] != want[1]) {
+				t.Errorf("%s: role %v, roleId %v; want %v, %v", name, u["role"], u["roleId"], want[0], want[1])
+			}
 		}
 	}
 }

@@ -275,14 +275,17 @@ func toGenNodes(nodes []server.CategoryNode) []gen.CategoryNode {
 	return out
 }
 
-func toGenMember(u server.User) gen.Member {
-	cats := u.Categories
+func toGenMember(p server.Profile) gen.Member {
+	cats := p.Categories
 	if cats == nil {
 		cats = []string{}
 	}
-	m := gen.Member{Username: u.Username, OrgId: u.OrgID, Role: u.Role, Categories: cats}
-	if u.FullName != "" {
-		m.FullName = ptr(u.FullName)
+	m := gen.Member{Username: p.Username, OrgId: p.OrgID, Role: p.Role, Categories: cats}
+	if p.FullName != "" {
+		m.FullName = ptr(p.FullName)
+	}
+	if p.RoleID != "" {
+		m.RoleId = ptr(p.RoleID)
 	}
 	return m
 }
@@ -313,8 +316,8 @@ func (h *handlers) ListMembers(ctx context.Context, r gen.ListMembersRequestObje
 		return nil, err
 	}
 	users := make([]gen.Member, len(l.Users))
-	for i, u := range l.Users {
-		users[i] = toGenMember(u)
+	for i, p := range l.Users {
+		users[i] = toGenMember(p)
 	}
 	return gen.ListMembers200JSONResponse{Total: ptr(int32(l.Total)), Start: ptr(int32(l.Start)), Num: ptr(int32(l.Num)),
 		NextStart: ptr(int32(l.NextStart)), Users: &users}, nil

@@ -1020,8 +1020,15 @@ export interface components {
             username: string;
             fullName?: string;
             orgId: string;
-            /** @description `org_admin`, `org_publisher`, `org_user` or a custom role id. */
+            /**
+             * @description `org_admin`, `org_publisher` or `org_user`. A member holding a custom role (`roleId`) is reported
+             *     with the built-in role its privileges amount to, as the portal does: `org_admin` when it grants an
+             *     administrative privilege (`portal:admin:…`), else `org_publisher` when it grants a publisher's
+             *     (`portal:publisher:…`), else `org_user`.
+             */
             role: string;
+            /** @description The custom role's id, for a member holding a custom role (listRoles); absent otherwise. */
+            roleId?: string;
             categories: string[];
         };
         /** @description A member as the user resource describes it, or the error envelope. */
@@ -1031,7 +1038,12 @@ export interface components {
             username?: string;
             fullName?: string;
             orgId?: string;
-            /** @description `org_admin`, `org_publisher`, `org_user` or a custom role id. */
+            /**
+             * @description `org_admin`, `org_publisher` or `org_user`. A member holding a custom role (`roleId`) is reported
+             *     with the built-in role its privileges amount to, as the portal does: `org_admin` when it grants an
+             *     administrative privilege (`portal:admin:…`), else `org_publisher` when it grants a publisher's
+             *     (`portal:publisher:…`), else `org_user`.
+             */
             role?: string;
             /** @description The custom role's id, for a member holding a custom role (listRoles); absent otherwise. */
             roleId?: string;
@@ -1220,7 +1232,12 @@ export interface components {
             username: string;
             fullName?: string;
             orgId: string;
-            /** @description `org_admin`, `org_publisher`, `org_user` or a custom role id. */
+            /**
+             * @description `org_admin`, `org_publisher` or `org_user`. A member holding a custom role (`roleId`) is reported
+             *     with the built-in role its privileges amount to, as the portal does: `org_admin` when it grants an
+             *     administrative privilege (`portal:admin:…`), else `org_publisher` when it grants a publisher's
+             *     (`portal:publisher:…`), else `org_user`.
+             */
             role: string;
             /** @description The custom role's id, for a member holding a custom role (listRoles); absent otherwise. */
             roleId?: string;

@@ -96,13 +96,13 @@ type Answer struct {
 	Duration    time.Duration
 }
 
-// unmatched tells Hooks.Observe of a call that reached no operation
-// (started at start), answered 404 by any route (every
-// path of the server but the emulator's own, which never reach the API).
-// With it a client's author sees what their client asked for that the
-// server does not have. Its Form is the query and a form body of up to
-// freeBodyBytes; nothing validated it. logRequests calls it, rather than a
-// middleware of its own, which would cost every call an allocation.
+// unmatched tells Hooks.Observe of a call, begun at start, that reached no
+// operation and is answered 404 by any route (every path of the server but
+// the emulator's own, which never reach the API). With it a client's author
+// sees what their client asked for that the server does not have. Its Form
+// is the query and a form body of up to freeBodyBytes; nothing validated it.
+// logRequests calls it, rather than a middleware of its own, which would
+// cost every call an allocation.
 func (s *srv) unmatched(c echo.Context, start time.Time) {
 	r := c.Request()
 	hc := &Call{Method: r.Method, Path: r.URL.Path, Start: start}

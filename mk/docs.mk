@@ -44,7 +44,7 @@ test-samples-ts:
 
 ## test-docs: load /docs and /docs/emulator in headless Chromium: no console error, no request to another origin, every payload sample sent as shown
 test-docs: tools-chromium
-	PORTAL_TEST_BROWSER=1 $(GO) test -count=1 -run '^TestDocsInBrowser$$' ./docs/
+	PORTAL_TEST_BROWSER=1 GO=$(GO) mk/go-test-ran.sh ./docs/ TestDocsInBrowser
 
 # The gate and oasdiff live in their own module (tools/oasdiff): oasdiff pins
 # a kin-openapi older than the server's.

@@ -31,4 +31,4 @@ tools-podman:
 
 ## test-image: build the image into a podman store of the test's own, run it: health, API, restart, /emulator/, conformance
 test-image: tools-podman
-	PORTAL_TEST_IMAGE=1 $(GO) test -count=1 -run '^TestImage' ./deploy/
+	PORTAL_TEST_IMAGE=1 GO=$(GO) mk/go-test-ran.sh ./deploy/ TestImage

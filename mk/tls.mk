@@ -13,4 +13,4 @@ tools-nss:
 
 ## test-tls-browser: headless Chromium loads a page of portald -tls, trusting its generated certificate
 test-tls-browser: tools-chromium tools-nss
-	PORTAL_TEST_BROWSER=1 $(GO) test -count=1 -run '^TestChromiumTrustsTheGeneratedCertificate$$' ./internal/e2e/
+	PORTAL_TEST_BROWSER=1 GO=$(GO) mk/go-test-ran.sh ./internal/e2e/ TestChromiumTrustsTheGeneratedCertificate

@@ -342,8 +342,8 @@ type MemberQuery struct {
 
 // MemberList is a page of members.
 type MemberList struct {
-	Total, Start, Num, NextStart int
-	Users                        []Profile
+	Paging
+	Users []Profile
 }
 
 // Members lists the organization's members, filtered by category.
@@ -367,9 +367,8 @@ func (s *Service) Members(ctx context.Context, p Principal, portalID string, q M
 			}
 			users = slices.DeleteFunc(users, func(u User) bool { return !holdsAny(u.Categories, want) })
 		}
-		lo, hi, next := q.Page.window(len(users))
-		out = MemberList{Total: len(users), Start: q.Page.Start, Num: q.Page.Num, NextStart: next}
-		out.Users, err = profiles(ctx, tx, org.ID, users[lo:hi])
+		out.Paging, users = cut(q.Page, users)
+		out.Users, err = profiles(ctx, tx, org.ID, users)
 		return err
 	})
 	return out, wrap("list members", err)

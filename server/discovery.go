@@ -171,8 +171,8 @@ func profileWith(u User, custom []string) Profile {
 
 // RolePage is a page of an organization's custom roles.
 type RolePage struct {
-	Total, Start, Num, NextStart int
-	Roles                        []CustomRole
+	Paging
+	Roles []CustomRole
 }
 
 // Roles lists the custom roles of the organization portalID names, to its
@@ -191,8 +191,7 @@ func (s *Service) Roles(ctx context.Context, p Principal, portalID string, page 
 		if err != nil {
 			return err
 		}
-		lo, hi, next := page.window(len(roles))
-		out = RolePage{Total: len(roles), Start: page.Start, Num: page.Num, NextStart: next, Roles: roles[lo:hi]}
+		out.Paging, out.Roles = cut(page, roles)
 		return nil
 	})
 	return out, wrap("list roles", err)

@@ -346,6 +346,16 @@ type Page struct{ Start, Num int }
 // DefaultPage is the page when none is asked for.
 var DefaultPage = Page{Start: 1, Num: 10}
 
+// Paging is where a page of a listing stands: the listing's total, the
+// page asked for, and the start of the next page (-1 at the end).
+type Paging struct{ Total, Start, Num, NextStart int }
+
+// cut returns p's page of all and where it stands.
+func cut[T any](p Page, all []T) (Paging, []T) {
+	lo, hi, next := p.window(len(all))
+	return Paging{Total: len(all), Start: p.Start, Num: p.Num, NextStart: next}, all[lo:hi]
+}
+
 // window returns the slice bounds of p over n entries and the next start
 // (-1 at the end). A page of no entries (num=0) asks only for the total: its
 // next start is -1 too, so a client that follows next starts always ends.

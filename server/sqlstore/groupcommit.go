@@ -359,7 +359,7 @@ func (c *committer) begin() error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	c.g = group{conn: conn, tx: t, t: &tx{tx: t, d: sqlite, stmts: c.stmts, bound: map[*sql.Stmt]*sql.Stmt{},
-		removals: c.removals, shared: true}}
+		removals: c.removals}}
 	return nil
 }
 

@@ -19,13 +19,9 @@ func (t *tx) Roles(ctx context.Context, orgID string) ([]server.CustomRole, erro
 	defer rows.Close()
 	var out []server.CustomRole
 	for rows.Next() {
-		r := server.CustomRole{OrgID: orgID}
-		var privs string
-		if err := rows.Scan(&r.ID, &privs); err != nil {
+		r, err := scanRole(rows, orgID)
+		if err != nil {
 			return nil, fmt.Errorf("sqlstore: list roles: %w", err)
-		}
-		if err := json.Unmarshal([]byte(privs), &r.Privileges); err != nil {
-			return nil, fmt.Errorf("sqlstore: role %s/%s privileges: %w", orgID, r.ID, err)
 		}
 		out = append(out, r)
 	}
@@ -41,15 +37,26 @@ func (t *tx) DeleteToken(ctx context.Context, token string) error {
 }
 
 func (t *tx) App(ctx context.Context, clientID string) (server.App, error) {
-	a := server.App{ClientID: clientID}
-	var uris string
-	err := t.queryRow(ctx, "SELECT org_id, secret_hash, redirect_uris FROM apps WHERE client_id = ?", clientID).
-		Scan(&a.OrgID, &a.SecretHash, &uris)
+	a, err := scanApp(t.queryRow(ctx, "SELECT "+appColumns+" FROM apps a WHERE a.client_id = ?", clientID))
 	if err != nil {
 		return server.App{}, notFound(err, "application", clientID)
 	}
+	return a, nil
+}
+
+// appColumns are an application's columns of apps a, as scanApp reads them.
+const appColumns = "a.client_id, a.org_id, a.secret_hash, a.redirect_uris"
+
+// scanApp reads an application from appColumns, then into more the columns
+// the query selects after them.
+func scanApp(sc scanner, more ...any) (server.App, error) {
+	var a server.App
+	var uris string
+	if err := sc.Scan(append([]any{&a.ClientID, &a.OrgID, &a.SecretHash, &uris}, more...)...); err != nil {
+		return server.App{}, err
+	}
 	if err := json.Unmarshal([]byte(uris), &a.RedirectURIs); err != nil {
-		return server.App{}, fmt.Errorf("sqlstore: application %s redirect URIs: %w", clientID, err)
+		return server.App{}, fmt.Errorf("sqlstore: application %s redirect URIs: %w", a.ClientID, err)
 	}
 	return a, nil
 }
@@ -141,21 +148,13 @@ func (t *tx) PutAppToken(ctx context.Context, a server.AppToken) error {
 }
 
 func (t *tx) AppToken(ctx context.Context, token string) (server.AppToken, server.App, error) {
-	at := server.AppToken{Token: token}
-	a := server.App{}
 	var expires int64
-	var uris string
-	err := t.queryRow(ctx, `SELECT a.client_id, a.org_id, a.secret_hash, a.redirect_uris, t.expires_ms
-		FROM app_tokens t JOIN apps a ON a.client_id = t.client_id WHERE t.token = ?`, token).
-		Scan(&a.ClientID, &a.OrgID, &a.SecretHash, &uris, &expires)
+	a, err := scanApp(t.queryRow(ctx, "SELECT "+appColumns+`, t.expires_ms
+		FROM app_tokens t JOIN apps a ON a.client_id = t.client_id WHERE t.token = ?`, token), &expires)
 	if err != nil {
 		return server.AppToken{}, server.App{}, notFound(err, "application token")
 	}
-	if err := json.Unmarshal([]byte(uris), &a.RedirectURIs); err != nil {
-		return server.AppToken{}, server.App{}, fmt.Errorf("sqlstore: application %s redirect URIs: %w", a.ClientID, err)
-	}
-	at.ClientID, at.Expires = a.ClientID, fromMS(expires)
-	return at, a, nil
+	return server.AppToken{Token: token, ClientID: a.ClientID, Expires: fromMS(expires)}, a, nil
 }
 
 func (t *tx) DeleteAppToken(ctx context.Context, token string) error {

@@ -256,7 +256,7 @@ var dataTables = []struct {
 }{
 	{"organizations", "id, name", "id"},
 	{"roles", "org_id, id, privileges", "org_id, id"},
-	{"users", "username, org_id, full_name, role, password_hash, categories, created_ms", "username"},
+	{"users", userColumns, "username"},
 	{"tokens", "token, username, expires_ms", "token"},
 	{"apps", "client_id, org_id, secret_hash, redirect_uris", "client_id"},
 	{"oauth_codes", "code, client_id, username, redirect_uri, challenge, challenge_method, refresh_minutes, expires_ms", "code"},

@@ -42,15 +42,14 @@ type tx struct {
 	// READ COMMITTED); see server.Tx for which and in what order.
 	lock  bool
 	stmts *stmtCache // nil: queries are prepared each time
-	// bound holds the cached statements bound to tx, for a transaction that
-	// runs many (a committer group); nil binds them anew each time.
+	// bound holds the cached statements bound to tx, for a committer
+	// group's transaction, shared by the jobs that run in it one after
+	// another (see stmtContext); nil elsewhere, which binds them anew each
+	// time.
 	bound map[*sql.Stmt]*sql.Stmt
 	// removals, in a SQLite write, counts the removals of tokens
 	// (Store.TokenRemovals, removedTokens); nil elsewhere.
 	removals *atomic.Uint64
-	// shared: the transaction is a committer group's, shared by the jobs
-	// that run in it one after another (see stmtContext).
-	shared bool
 }
 
 // stmtContext is the context a statement of fn runs with, given fn's. In a
@@ -59,7 +58,7 @@ type tx struct {
 // other jobs with it. The job is stopped before its next statement instead,
 // and its savepoint rolled back.
 func (t *tx) stmtContext(ctx context.Context) (context.Context, error) {
-	if !t.shared || ctx.Done() == nil {
+	if t.bound == nil || ctx.Done() == nil {
 		return ctx, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -318,14 +317,22 @@ func (t *tx) PutOrganization(ctx context.Context, o server.Organization) error {
 }
 
 func (t *tx) Role(ctx context.Context, orgID, id string) (server.CustomRole, error) {
-	r := server.CustomRole{OrgID: orgID, ID: id}
-	var privs string
-	err := t.queryRow(ctx, "SELECT privileges FROM roles WHERE org_id = ? AND id = ?", orgID, id).Scan(&privs)
+	r, err := scanRole(t.queryRow(ctx, "SELECT id, privileges FROM roles WHERE org_id = ? AND id = ?", orgID, id), orgID)
 	if err != nil {
 		return server.CustomRole{}, notFound(err, "role", orgID, id)
 	}
+	return r, nil
+}
+
+// scanRole reads a role of orgID from its id and privileges.
+func scanRole(sc scanner, orgID string) (server.CustomRole, error) {
+	r := server.CustomRole{OrgID: orgID}
+	var privs string
+	if err := sc.Scan(&r.ID, &privs); err != nil {
+		return server.CustomRole{}, err
+	}
 	if err := json.Unmarshal([]byte(privs), &r.Privileges); err != nil {
-		return server.CustomRole{}, fmt.Errorf("sqlstore: role %s/%s privileges: %w", orgID, id, err)
+		return server.CustomRole{}, fmt.Errorf("sqlstore: role %s/%s privileges: %w", orgID, r.ID, err)
 	}
 	return r, nil
 }

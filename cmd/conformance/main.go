@@ -173,7 +173,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	cfg.Target.HTTPClient = &http.Client{Timeout: cfg.Timeout}
 
 	fmt.Fprintf(stdout, "conformance: checking %s\n", cfg.Target.BaseURL)
-	cfg.Target = describe(stdout, cfg.Target)
+	describe(stdout, cfg.Target)
 	runner := &conformance.Runner{Pattern: cfg.Run, Progress: func(r *conformance.Result) { progress(stdout, r, cfg.Verbose) }}
 	// A first interrupt lets the suite restore what it changed in the
 	// organization; a second one ends the program at once.
@@ -218,31 +218,29 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 }
 
 // describe prints what the target is, detecting what -version and
-// -deployment do not say, and returns target with it filled in. When the
-// target cannot tell, target is returned as it is: the suite tries again
-// and fails its setup with the reason.
-func describe(w io.Writer, target conformance.Target) conformance.Target {
+// -deployment do not say. It leaves the target as given: the suite detects
+// the rest itself, and holds a portal only to what was given (a release
+// newer than every one listed is checked as the newest, not held to its REST
+// version). When the target cannot tell, the suite fails its setup with the
+// reason.
+func describe(w io.Writer, target conformance.Target) {
 	if target.Version != "" && target.Deployment != "" {
 		fmt.Fprintf(w, "target: release %s, %s deployment, as given\n", target.Version, target.Deployment)
-		return target
+		return
 	}
 	d, err := conformance.Detect(context.Background(), target)
 	if err != nil {
 		fmt.Fprintf(w, "target: not detected (%v); give -version and -deployment\n", err)
-		return target
+		return
 	}
 	switch {
 	case target.Version == "" && target.Deployment == "":
 		fmt.Fprintf(w, "target: %s, detected; give -version/-deployment to override\n", d)
-		target.Version, target.Deployment = d.Version, d.Deployment
 	case target.Version == "":
 		fmt.Fprintf(w, "target: %s, detected; checked as release %s (detected), %s deployment (given)\n", d, d.Version, target.Deployment)
-		target.Version = d.Version
 	default:
 		fmt.Fprintf(w, "target: %s, detected; checked as release %s (given), %s deployment (detected)\n", d, target.Version, d.Deployment)
-		target.Deployment = d.Deployment
 	}
-	return target
 }
 
 // shortName drops the top-level test's name, which every test shares.

@@ -9,10 +9,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -359,5 +361,40 @@ func TestWithoutFlags(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A portal newer than every release openapi.yaml lists (its currentVersion
+// past the table's last) passes discovery without -version: what the
+// command detected is not held against it as if it had been given.
+func TestNewerPortalDetected(t *testing.T) {
+	p := portaltest.New(t)
+	api, err := url.Parse(p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: api.Scheme, Host: api.Host})
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		raw, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if path := strings.TrimSuffix(resp.Request.URL.Path, "/"); strings.HasSuffix(path, "/sharing/rest") {
+			raw = bytes.Replace(raw, []byte(`"currentVersion":"2025.1"`), []byte(`"currentVersion":"2025.3"`), 1)
+			raw = bytes.Replace(raw, []byte(`"enterpriseVersion":"11.5.0"`), []byte(`"enterpriseVersion":"11.6.0"`), 1)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		resp.ContentLength = int64(len(raw))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+		return nil
+	}
+	newer := httptest.NewServer(proxy)
+	t.Cleanup(newer.Close)
+	base := newer.URL + api.Path
+	code, out, errOut := command(t, "-base-url", base, "-token", p.AdminToken, "-member-token", p.MemberToken, "-run", "^discovery$/^root$")
+	if code != 0 || !strings.Contains(out, "target: ArcGIS Enterprise 11.5 (REST 2025.3), newer than every release") ||
+		!strings.Contains(out, "PASS    discovery/root (") {
+		t.Errorf("exit status %d; want 0, the newer release detected and discovery/root passed:\n%s%s", code, out, errOut)
 	}
 }

@@ -44,3 +44,26 @@ func LoadFor(baseURL string) (*openapi3.T, error) {
 	doc.Servers = openapi3.Servers{{URL: baseURL}}
 	return doc, nil
 }
+
+// RESTVersions reads getRoot's x-rest-versions: each release the contract
+// lists, such as 11.5, with its REST API's version, such as 2025.1. The
+// server answers by it and the conformance suite detects by it.
+func RESTVersions(doc *openapi3.T) (map[string]string, error) {
+	root := doc.Paths.Value("/")
+	if root == nil || root.Get == nil {
+		return nil, fmt.Errorf("openapi.yaml: no GET /")
+	}
+	table, _ := root.Get.Extensions["x-rest-versions"].(map[string]any)
+	if len(table) == 0 {
+		return nil, fmt.Errorf("openapi.yaml: GET / has no x-rest-versions")
+	}
+	out := make(map[string]string, len(table))
+	for release, r := range table {
+		rest, isText := r.(string)
+		if !isText {
+			return nil, fmt.Errorf("openapi.yaml: x-rest-versions: %q: %v: want release: REST version", release, r)
+		}
+		out[release] = rest
+	}
+	return out, nil
+}

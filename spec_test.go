@@ -277,3 +277,26 @@ func TestSeedExamples(t *testing.T) {
 		t.Errorf("prettyJSON example has no indented x-raw-body: %q", raw)
 	}
 }
+
+// RESTVersions reads the table getRoot's description promises, and refuses
+// one that is missing or holds a value that is no text.
+func TestRESTVersions(t *testing.T) {
+	table, err := portalapi.RESTVersions(mustLoad(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, release := range []string{"10.8", "11.0", "11.1", "11.3", "11.5"} {
+		if table[release] == "" {
+			t.Errorf("x-rest-versions lacks release %s: %v", release, table)
+		}
+	}
+	doc := mustLoad(t)
+	doc.Paths.Value("/").Get.Extensions["x-rest-versions"] = map[string]any{"11.5": 2025.1}
+	if _, err := portalapi.RESTVersions(doc); err == nil || !strings.Contains(err.Error(), `"11.5"`) {
+		t.Errorf("a number for a REST version: %v, want an error naming the release", err)
+	}
+	delete(doc.Paths.Value("/").Get.Extensions, "x-rest-versions")
+	if _, err := portalapi.RESTVersions(doc); err == nil {
+		t.Error("no x-rest-versions: no error")
+	}
+}

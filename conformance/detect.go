@@ -77,20 +77,15 @@ type release struct {
 
 // restVersions reads getRoot's x-rest-versions, oldest release first.
 func restVersions(doc *openapi3.T) ([]release, error) {
-	root := doc.Paths.Value("/")
-	if root == nil || root.Get == nil {
-		return nil, fmt.Errorf("the contract has no GET /")
-	}
-	table, _ := root.Get.Extensions["x-rest-versions"].(map[string]any)
-	if len(table) == 0 {
-		return nil, fmt.Errorf("the contract's GET / has no x-rest-versions")
+	table, err := portalapi.RESTVersions(doc)
+	if err != nil {
+		return nil, err
 	}
 	var out []release
-	for rel, r := range table {
+	for rel, rest := range table {
 		v, ok := parseVersion(rel)
-		rest, isText := r.(string)
-		if !ok || !isText || restKey(rest) == nil {
-			return nil, fmt.Errorf("x-rest-versions: %q: %v: want release: REST version", rel, r)
+		if !ok || restKey(rest) == nil {
+			return nil, fmt.Errorf("x-rest-versions: %q: %s: want release: REST version", rel, rest)
 		}
 		out = append(out, release{v, rest})
 	}

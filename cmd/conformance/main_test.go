@@ -302,11 +302,11 @@ func restVersions(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	for release, rest := range doc.Paths.Value("/").Get.Extensions["x-rest-versions"].(map[string]any) {
-		out[release] = rest.(string)
+	table, err := portalapi.RESTVersions(doc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return table
 }
 
 // Without -version and -deployment, the command tells each emulated

@@ -35,12 +35,11 @@ func restVersions(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, _ := doc.Paths.Value("/").Get.Extensions["x-rest-versions"].(map[string]any)
-	out := map[string]string{}
-	for k, v := range table {
-		out[k], _ = v.(string)
+	table, err := portalapi.RESTVersions(doc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return table
 }
 
 // TestRoot: the REST root answers the REST API's version of the emulated

@@ -5,6 +5,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	portalapi "github.com/orgportal/portal-api"
 	"github.com/orgportal/portal-api/server"
 )
 
@@ -47,21 +48,16 @@ func gatesFromSpec(doc *openapi3.T, v server.Version, deployment string) (server
 // x-rest-versions: v's own, else that of the nearest release before v,
 // else (v older than every release listed) the first release's.
 func restVersion(doc *openapi3.T, v server.Version) (string, error) {
-	root := doc.Paths.Value("/")
-	if root == nil || root.Get == nil {
-		return "", fmt.Errorf("api: openapi.yaml lacks GET /")
-	}
-	table, ok := root.Get.Extensions["x-rest-versions"].(map[string]any)
-	if !ok || len(table) == 0 {
-		return "", fmt.Errorf("api: openapi.yaml GET / lacks x-rest-versions")
+	table, err := portalapi.RESTVersions(doc)
+	if err != nil {
+		return "", fmt.Errorf("api: %w", err)
 	}
 	var best, first server.Version
 	var bestREST, firstREST string
-	for release, r := range table {
+	for release, rest := range table {
 		rv, err := server.ParseVersion(release)
-		rest, isText := r.(string)
-		if err != nil || !isText {
-			return "", fmt.Errorf("api: openapi.yaml x-rest-versions: %q: %v: want release: REST version", release, r)
+		if err != nil {
+			return "", fmt.Errorf("api: openapi.yaml x-rest-versions: %q: %w", release, err)
 		}
 		if firstREST == "" || rv.Less(first) {
 			first, firstREST = rv, rest

@@ -93,6 +93,16 @@ func restVersions(doc *openapi3.T) ([]release, error) {
 	return out, nil
 }
 
+// restOf is the REST version table lists for release v, if it lists v.
+func restOf(table []release, v version) (string, bool) {
+	for _, r := range table {
+		if r.version == v {
+			return r.rest, true
+		}
+	}
+	return "", false
+}
+
 // restKey splits a REST version into its numbers (2025.1 -> [2025 1]),
 // which compare element by element; nil when it is not numbers and dots.
 func restKey(s string) []int {

@@ -47,10 +47,8 @@ func (s *suite) discoveryRoot(t TB) {
 		if s.detected == nil && s.target.Deployment == "enterprise" {
 			// The release the target was said to be answers its own.
 			v, _ := parseVersion(s.target.Version)
-			for _, r := range s.table {
-				if r.version == v && r.rest != *root.CurrentVersion {
-					t.Errorf("GET %s: currentVersion %s; ArcGIS Enterprise %s answers %s (x-rest-versions)", path, *root.CurrentVersion, v, r.rest)
-				}
+			if rest, listed := restOf(s.table, v); listed && rest != *root.CurrentVersion {
+				t.Errorf("GET %s: currentVersion %s; ArcGIS Enterprise %s answers %s (x-rest-versions)", path, *root.CurrentVersion, v, rest)
 			}
 		}
 		if ev := root.EnterpriseVersion; ev != nil {
@@ -60,10 +58,8 @@ func (s *suite) discoveryRoot(t TB) {
 			if !ok {
 				t.Errorf("GET %s: enterpriseVersion %q is no release such as 11.5.0", path, *ev)
 			}
-			for _, r := range s.table {
-				if ok && r.version == v && r.rest != *root.CurrentVersion {
-					t.Errorf("GET %s: enterpriseVersion %s with currentVersion %s; that release answers %s (x-rest-versions)", path, *ev, *root.CurrentVersion, r.rest)
-				}
+			if rest, listed := restOf(s.table, v); ok && listed && rest != *root.CurrentVersion {
+				t.Errorf("GET %s: enterpriseVersion %s with currentVersion %s; that release answers %s (x-rest-versions)", path, *ev, *root.CurrentVersion, rest)
 			}
 		}
 	}
@@ -196,8 +192,10 @@ func (s *suite) discoverySelfAndMember(t TB) {
 	if s.adminUser != "" && s.adminUser != s.owner {
 		users = append(users, who{s.adminUser, s.adminToken})
 	}
+	var ids []string
 	for _, u := range users {
 		self := s.readSelf(t, u.token, u.name)
+		ids = append(ids, fmt.Sprint(self["id"]))
 		member := ok(t, "getMember "+u.name, s.call(t, "getMember", s.adminToken, map[string]any{"userName": u.name}, nil))
 		id, _ := self["id"].(string)
 		if id == "" || member["id"] != id {
@@ -207,9 +205,7 @@ func (s *suite) discoverySelfAndMember(t TB) {
 			t.Errorf("community/self with %s's token names %v", u.name, self["username"])
 		}
 	}
-	if len(users) == 2 {
-		if a, b := fmt.Sprint(s.readSelf(t, users[0].token, users[0].name)["id"]), fmt.Sprint(s.readSelf(t, users[1].token, users[1].name)["id"]); a == b {
-			t.Errorf("%s and %s have the same id %s", users[0].name, users[1].name, a)
-		}
+	if len(ids) == 2 && ids[0] == ids[1] {
+		t.Errorf("%s and %s have the same id %s", users[0].name, users[1].name, ids[0])
 	}
 }

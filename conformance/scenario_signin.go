@@ -415,7 +415,7 @@ func (s *suite) signInScenarios(t TB) {
 			t.Errorf("client_credentials: an application's token is no user's and has no refresh token: %s", clip(a.raw, 300))
 		}
 		wantSeconds(t, "client_credentials (expiration=120 asked)", a, "expires_in", 120*60)
-		portal := ok(t, "portals/self with the application's token", s.call(t, "getPortal", tok, map[string]any{"portalId": "self"}, nil))
+		portal := s.readPortal(t, tok, "the application")
 		if portal["id"] != s.portalID {
 			t.Errorf("portals/self with the application's token: id %v, want the organization's %s", portal["id"], s.portalID)
 		}

@@ -432,9 +432,9 @@ func (s *suite) replayOne(t TB, p *pair, fx *fixtures, sub *substitution, isSetu
 		}
 	}
 	want, got = ignore(want, p.ignore), ignore(got, p.ignore)
-	d, differs := diff(want, got), "differs from"
+	d, differs := compare(want, got, p.subset), "differs from"
 	if p.subset {
-		d, differs = subsetDiff(want, got), "lacks what is in"
+		differs = "lacks what is in"
 	}
 	if len(d) > 0 {
 		fail("%s: the answer %s the response example:\n  - %s\nrequest: %s %s %s\nanswer: %s",

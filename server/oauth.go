@@ -153,39 +153,36 @@ func isLoopback(host string) bool {
 // redirect URI). An unknown client or a redirect URI it did not register is
 // refused, as the portal words it.
 func (s *Service) Authorize(ctx context.Context, r AuthRequest, origin string) error {
-	return s.store.View(ctx, func(tx Tx) error {
-		_, err := s.checkAuthRequest(ctx, tx, r, origin)
-		return err
-	})
+	return s.store.View(ctx, func(tx Tx) error { return s.checkAuthRequest(ctx, tx, r, origin) })
 }
 
-// checkAuthRequest returns r's application, or why r is refused.
-func (s *Service) checkAuthRequest(ctx context.Context, tx Tx, r AuthRequest, origin string) (App, error) {
+// checkAuthRequest returns why r is refused, nil when it is not.
+func (s *Service) checkAuthRequest(ctx context.Context, tx Tx, r AuthRequest, origin string) error {
 	a, err := app(ctx, tx, r.ClientID, origin)
 	if errors.Is(err, ErrNotFound) {
-		return a, &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid client_id"}
+		return &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid client_id"}
 	} else if err != nil {
-		return a, err
+		return err
 	}
 	if !redirectAllowed(a, r.RedirectURI) {
-		return a, &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid redirect_uri"}
+		return &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid redirect_uri"}
 	}
 	switch {
 	case r.ResponseType != "code" && r.ResponseType != "token":
-		return a, &Error{Code: 400, OAuth: "unsupported_response_type", Message: "Invalid response_type"}
+		return &Error{Code: 400, OAuth: "unsupported_response_type", Message: "Invalid response_type"}
 	case r.ResponseType == "token" && r.RedirectURI == OOBRedirectURI:
-		return a, &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid redirect_uri",
+		return &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid redirect_uri",
 			Details: []string{"redirect_uri: urn:ietf:wg:oauth:2.0:oob takes response_type=code only"}}
 	case r.ResponseType == "token" && r.Expiration > implicitMaxMinutes:
-		return a, Invalid(fmt.Sprintf("expiration: %d minutes; an implicit grant's token lasts at most %d", r.Expiration, implicitMaxMinutes))
+		return Invalid(fmt.Sprintf("expiration: %d minutes; an implicit grant's token lasts at most %d", r.Expiration, implicitMaxMinutes))
 	case r.ResponseType == "token" && r.Expiration < 0:
-		return a, Invalid("expiration: -1 (never) is for refresh tokens; give minutes")
+		return Invalid("expiration: -1 (never) is for refresh tokens; give minutes")
 	case r.ChallengeMethod != "" && r.Challenge == "":
-		return a, Invalid("code_challenge: required with code_challenge_method")
+		return Invalid("code_challenge: required with code_challenge_method")
 	case r.Challenge != "" && r.ResponseType != "code":
-		return a, Invalid("code_challenge: for response_type=code only")
+		return Invalid("code_challenge: for response_type=code only")
 	}
-	return a, nil
+	return nil
 }
 
 // SignInRequest is what the sign-in page posts.
@@ -226,17 +223,17 @@ func (s *Service) SignIn(ctx context.Context, in SignInRequest) (SignInResult, e
 	if in.Username == "" || in.Password == "" {
 		out.Refusal = msgInvalidCredential
 		// Nothing was tried: the page asks again, no failure counted.
-		return out, s.store.View(ctx, func(tx Tx) error { _, err := s.checkAuthRequest(ctx, tx, r, in.Origin); return err })
+		return out, s.Authorize(ctx, r, in.Origin)
 	}
 	attempt, refused := s.signins.admit(in.Username, clientAddr(ctx), s.now())
 	if refused != nil {
 		out.Refusal = msgTooManyAttempts
-		return out, s.store.View(ctx, func(tx Tx) error { _, err := s.checkAuthRequest(ctx, tx, r, in.Origin); return err })
+		return out, s.Authorize(ctx, r, in.Origin)
 	}
 	wrong := false
 	err = s.store.Update(ctx, func(tx Tx) error {
 		wrong = false
-		if _, err := s.checkAuthRequest(ctx, tx, r, in.Origin); err != nil {
+		if err := s.checkAuthRequest(ctx, tx, r, in.Origin); err != nil {
 			return err
 		}
 		u, ok, err := s.checkCredentials(ctx, tx, in.Username, in.Password)
@@ -247,15 +244,14 @@ func (s *Service) SignIn(ctx context.Context, in SignInRequest) (SignInResult, e
 		out.Redirect, err = s.grant(ctx, tx, r, u, in)
 		return err
 	})
-	switch _, judged := AsError(err); {
-	case err == nil && wrong:
-		out.Refusal = msgInvalidCredential // counted: the advance count stays
-	case err == nil:
-		attempt.succeeded()
-	case !judged:
+	switch {
+	case err != nil:
+		// Failed, or refused before the credentials were checked.
 		attempt.undecided()
+	case wrong:
+		out.Refusal = msgInvalidCredential // counted: the advance count stays
 	default:
-		attempt.undecided() // the request was refused before the credentials
+		attempt.succeeded()
 	}
 	return out, err
 }
@@ -524,13 +520,14 @@ func (s *Service) RevokeToken(ctx context.Context, clientID, token string) error
 				return err
 			}
 		}
-		rt, err := tx.RefreshToken(ctx, token)
+		// Taken at once; another application's is refused, which rolls the
+		// taking back.
+		rt, err := tx.TakeRefreshToken(ctx, token)
 		if err == nil {
 			if clientID != "" && rt.ClientID != clientID {
 				return oauthError(oauthInvalidClient, "Invalid client_id")
 			}
-			_, err = tx.TakeRefreshToken(ctx, token)
-			return err
+			return nil
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}

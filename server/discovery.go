@@ -7,12 +7,6 @@ import (
 	"strings"
 )
 
-// Portal names the portal product for portals/self's portalName.
-const (
-	portalNameEnterprise = "ArcGIS Enterprise"
-	portalNameOnline     = "ArcGIS Online"
-)
-
 // Profile is a user as user documents describe it (community/self,
 // community/users/{u}, the member list): the stored user and what its role
 // grants. For a custom role, Role is the built-in role it is reported as
@@ -42,21 +36,13 @@ type PortalView struct {
 }
 
 // PortalName is the product name the view carries.
-func (v PortalView) PortalName() string {
-	if v.Online {
-		return portalNameOnline
-	}
-	return portalNameEnterprise
-}
+func (v PortalView) PortalName() string { return portalName(v.Online) }
 
 // WithDefaultOrganization sets the organization an anonymous portals/self
 // answers: the portal's own, the first of its seed.
 func WithDefaultOrganization(id string) Option {
 	return func(s *Service) { s.defaultOrg = id }
 }
-
-// RESTVersion is the REST API's version of the emulated release.
-func (s *Service) RESTVersion() string { return s.gates.RESTVersion }
 
 // Portal returns the portal resource portalID names as p sees it: "self"
 // is the caller's organization (an application's for its token), or the

@@ -57,6 +57,17 @@ type Gates struct {
 	Limits Limits
 }
 
+// PortalName is the portal product's name (portals/self's portalName, the
+// sign-in page's title).
+func (g Gates) PortalName() string { return portalName(g.Deployment == DeploymentOnline) }
+
+func portalName(online bool) string {
+	if online {
+		return "ArcGIS Online"
+	}
+	return "ArcGIS Enterprise"
+}
+
 // Check returns "" when path exists on the emulated portal, else the reason.
 func (g Gates) Check(path string) string {
 	r, ok := g.Requirements[path]

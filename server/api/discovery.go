@@ -22,8 +22,9 @@ func (h *handlers) where(ctx context.Context) (orig, portal string, tls bool) {
 }
 
 func (h *handlers) GetRoot(ctx context.Context, _ gen.GetRootRequestObject) (gen.GetRootResponseObject, error) {
-	out := gen.GetRoot200JSONResponse{CurrentVersion: ptr(h.svc.RESTVersion())}
-	if g := h.svc.Gates(); g.Deployment == server.DeploymentEnterprise && !g.Version.Less(server.Version{Major: 11, Minor: 3}) {
+	g := h.svc.Gates()
+	out := gen.GetRoot200JSONResponse{CurrentVersion: ptr(g.RESTVersion)}
+	if g.Deployment == server.DeploymentEnterprise && !g.Version.Less(server.Version{Major: 11, Minor: 3}) {
 		// From 11.3 on, the root also names the release (the REST API
 		// reference, Root).
 		out.EnterpriseVersion = ptr(g.Version.String() + ".0")

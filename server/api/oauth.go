@@ -71,10 +71,7 @@ func errorHTML(status int, body envelopeBody) htmlPage {
 
 func (h *handlers) signInPage(ctx context.Context, r server.AuthRequest, refusal string) (htmlPage, error) {
 	info := signInInfo{OAuthState: server.EncodeState(r), ClientID: r.ClientID}
-	portalName := "ArcGIS Enterprise"
-	if h.svc.Gates().Deployment == server.DeploymentOnline {
-		portalName = "ArcGIS Online"
-	}
+	portalName := h.svc.Gates().PortalName()
 	p := htmlPage{status: http.StatusOK}
 	if refusal != "" {
 		info.Messages = []string{refusal}

@@ -142,12 +142,8 @@ func unmatchedParams(r *http.Request) (url.Values, string) {
 			}
 		}
 	}
-	token := first(form.Get("token"), query.Get("token"), bearer(r.Header.Get("X-Esri-Authorization")), bearer(r.Header.Get(echo.HeaderAuthorization)))
-	for k, vs := range query {
-		if _, inBody := form[k]; !inBody {
-			form[k] = vs
-		}
-	}
+	token := sentToken(form, query, r.Header)
+	addQuery(form, query)
 	delete(form, "token")
 	return form, token
 }

@@ -332,6 +332,23 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 	}
 }
 
+// sentToken is the token a call sent, where the portal looks for it, in
+// this order: the form body, the query, X-Esri-Authorization,
+// Authorization.
+func sentToken(form, query url.Values, h http.Header) string {
+	return first(form.Get("token"), query.Get("token"), bearer(h.Get("X-Esri-Authorization")), bearer(h.Get(echo.HeaderAuthorization)))
+}
+
+// addQuery adds to a body's form the query's parameters it lacks, but the
+// token.
+func addQuery(form, query url.Values) {
+	for k, vs := range query {
+		if _, inBody := form[k]; !inBody && k != "token" {
+			form[k] = vs
+		}
+	}
+}
+
 // readParams reads the body once (bounded in size and in bytes in flight),
 // parses the form once, merges the query string into it, and takes the
 // token out (form, query, X-Esri-Authorization, Authorization). The
@@ -358,15 +375,11 @@ func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 			return "", err
 		}
 	}
-	token = first(form.Get("token"), query.Get("token"), bearer(req.Header.Get("X-Esri-Authorization")), bearer(req.Header.Get(echo.HeaderAuthorization)))
+	token = sentToken(form, query, req.Header)
 	changed := form.Has("token") || query.Has("token")
 	delete(form, "token")
 	if posted {
-		for k, vs := range query {
-			if _, inBody := form[k]; !inBody && k != "token" {
-				form[k] = vs
-			}
-		}
+		addQuery(form, query)
 	}
 	for k, vs := range form {
 		if len(vs) == 1 && vs[0] == "" && !cl.op.required[k] {

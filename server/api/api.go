@@ -219,12 +219,12 @@ func (r groupRouter) check(p string, m []echo.MiddlewareFunc) {
 	}
 }
 
-// at returns the group p is routed in and its path there.
-func (r groupRouter) at(p string) (*echo.Group, string) {
+// at returns the group p is routed in.
+func (r groupRouter) at(p string) *echo.Group {
 	if g, ok := r.beside[p]; ok {
-		return g, p
+		return g
 	}
-	return r.g, p
+	return r.g
 }
 
 // register routes h at p with method, and at p's other spelling when the
@@ -233,7 +233,7 @@ func (r groupRouter) at(p string) (*echo.Group, string) {
 // and oauth2/token/, as the official clients call them.
 func (r groupRouter) register(method, p string, h echo.HandlerFunc, m []echo.MiddlewareFunc) *echo.Route {
 	r.check(p, m)
-	g, p := r.at(p)
+	g := r.at(p)
 	if r.slashed[p] {
 		if p == "/" {
 			g.Add(method, "", h, m...)

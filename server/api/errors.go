@@ -67,11 +67,7 @@ func (s *srv) errorHandler(err error, c echo.Context) {
 	status, body := s.toEnvelope(err, c)
 	var werr error
 	if cl := callOf(c.Request().Context()); cl != nil && cl.op != nil && cl.op.html {
-		// A page's error is a page, with a real status: a person reads it.
-		if status == http.StatusOK {
-			status = http.StatusBadRequest
-		}
-		werr = errorHTML(status, body).write(c)
+		werr = errorHTML(pageErrorStatus(status), body).write(c)
 	} else {
 		werr = writeJSON(c, status, envelope{Error: body})
 	}
@@ -281,3 +277,12 @@ var (
 )
 
 var _ = slog.Default
+
+// pageErrorStatus is the status of a page's error: a page, with a real
+// status, as a person reads it, where the API's errors answer 200.
+func pageErrorStatus(status int) int {
+	if status == http.StatusOK {
+		return http.StatusBadRequest
+	}
+	return status
+}

@@ -186,8 +186,8 @@ func (s *srv) finish(c echo.Context, cl *call, err error) {
 			}
 		}
 	}
-	if err != nil && cl.op.html && a.Status == http.StatusOK {
-		a.Status = http.StatusBadRequest // as the error handler answers a page's error
+	if err != nil && cl.op.html {
+		a.Status = pageErrorStatus(a.Status) // as the error handler answers it
 	}
 	switch r := cl.answer.(type) {
 	case htmlPage:

@@ -42,10 +42,14 @@ func (p Principal) Name() string {
 // IsAdmin reports whether p is a default administrator.
 func (p Principal) IsAdmin() bool { return p.User.Role == RoleAdmin }
 
+// userOf reports whether p is a user (not an application, not anonymous)
+// of organization orgID.
+func (p Principal) userOf(orgID string) bool { return p.User.Username != "" && p.User.OrgID == orgID }
+
 // can reports whether p may do what priv grants, in its own organization:
 // default administrators may do everything, custom roles what they list.
 func (p Principal) can(orgID string, privs ...string) bool {
-	if p.User.Username == "" || p.User.OrgID != orgID {
+	if !p.userOf(orgID) {
 		return false
 	}
 	if p.IsAdmin() {

@@ -280,7 +280,7 @@ func (s *Service) Member(ctx context.Context, p Principal, username string) (Pro
 		if u.OrgID != p.OrgID() {
 			return notFound(msgUserNotFound) // members of other organizations are invisible
 		}
-		if p.User.Username == "" {
+		if !p.userOf(u.OrgID) {
 			return clone(ErrForbidden) // an application of the organization is no member
 		}
 		out, err = profile(ctx, tx, u)

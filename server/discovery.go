@@ -65,7 +65,7 @@ func (s *Service) Portal(ctx context.Context, p Principal, portalID string) (Por
 			return err
 		}
 		out.Organization = org
-		if p.User.Username == "" || p.User.OrgID != org.ID {
+		if !p.userOf(org.ID) {
 			return nil
 		}
 		out.Member = true

@@ -89,7 +89,7 @@ func resolveOrg(ctx context.Context, tx Tx, p Principal, portalID string) (Organ
 		}
 		portalID = p.OrgID()
 	}
-	if p.User.Username != "" && portalID == p.User.OrgID {
+	if p.userOf(portalID) {
 		return Organization{ID: portalID}, nil
 	}
 	org, err := tx.Organization(ctx, portalID)

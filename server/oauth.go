@@ -101,10 +101,10 @@ func redirectAllowed(a App, uri string) bool {
 	if uri == OOBRedirectURI {
 		return slices.Contains(a.RedirectURIs, OOBRedirectURI)
 	}
-	u, err := url.Parse(uri)
-	if err != nil || u.Fragment != "" || u.User != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return false
+	if CheckRedirectURI(uri) != "" {
+		return false // no URI an application could register
 	}
+	u, _ := url.Parse(uri) // parsed by CheckRedirectURI
 	for _, reg := range a.RedirectURIs {
 		r, err := url.Parse(reg)
 		if err != nil || r.Scheme != u.Scheme || !strings.EqualFold(r.Hostname(), u.Hostname()) {

@@ -134,26 +134,6 @@ func isLoopbackAddr(addr string) bool {
 // of any other kind could be one a web page rebound to the emulator, which
 // would then count as the page's own origin.
 func (s *Server) adminHost(hostport string) bool {
-	if isLoopbackHost(hostport) {
-		return true
-	}
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if s.opts.AllowRemoteAdmin && net.ParseIP(strings.Trim(host, "[]")) != nil {
-		return true
-	}
-	for _, h := range s.opts.AdminHosts {
-		if strings.EqualFold(strings.TrimSuffix(h, "."), host) {
-			return true
-		}
-	}
-	return false
-}
-
-func isLoopbackHost(hostport string) bool {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host = hostport
@@ -162,8 +142,15 @@ func isLoopbackHost(hostport string) bool {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && (ip.IsLoopback() || s.opts.AllowRemoteAdmin) {
+		return true
+	}
+	for _, h := range s.opts.AdminHosts {
+		if strings.EqualFold(strings.TrimSuffix(h, "."), host) {
+			return true
+		}
+	}
+	return false
 }
 
 // readJSON decodes the call's body into v; an empty body leaves v as it is.

@@ -73,10 +73,9 @@ type Portal struct {
 	Server *emulator.Server
 
 	http *httptest.Server
-	// Over HTTPS (WithTLS): the certificate file's PEM, its leaf, and the
-	// client that trusts it; hc is nil over HTTP.
+	// Over HTTPS (WithTLS): the certificate file's PEM and the client that
+	// trusts it; hc is nil over HTTP.
 	certPEM []byte
-	leaf    *x509.Certificate
 	hc      *http.Client
 }
 
@@ -182,7 +181,7 @@ func (p *Portal) startTLS() error {
 	if err != nil {
 		return err
 	}
-	p.certPEM, p.leaf = certPEM, pair.Leaf
+	p.certPEM = certPEM
 	p.hc = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 	p.http = httptest.NewUnstartedServer(p.Server)
 	p.http.EnableHTTP2 = true
@@ -215,7 +214,7 @@ func (p *Portal) HTTPClient() *http.Client {
 
 // Certificate is the certificate the Portal presents over HTTPS (WithTLS),
 // nil over HTTP. A Go client can trust it alone: add it to its RootCAs.
-func (p *Portal) Certificate() *x509.Certificate { return p.leaf }
+func (p *Portal) Certificate() *x509.Certificate { return p.http.Certificate() }
 
 // CertFile writes the Portal's certificate file (PEM: the certificate and
 // the CA that signed it) into a temporary directory of tb's and returns its

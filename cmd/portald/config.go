@@ -184,6 +184,14 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 	return fs, envErrs
 }
 
+// scheme is the one the server is reached by: https with -tls.
+func (c Config) scheme() string {
+	if c.TLS {
+		return "https"
+	}
+	return "http"
+}
+
 func (c Config) validate() error {
 	var errs []error
 	bad := func(flag, env, format string, args ...any) {

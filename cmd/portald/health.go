@@ -47,8 +47,7 @@ func healthcheck(ctx context.Context, args []string, getenv func(string) string,
 
 // healthRequest is the URL of /health on the server cfg starts, and the
 // client to ask it with. A server listening on every interface is asked on
-// loopback: Go's wildcard listeners take IPv4 and IPv6 alike. This is the
-// one place that knows the server's scheme.
+// loopback: Go's wildcard listeners take IPv4 and IPv6 alike.
 func healthRequest(cfg Config) (string, *http.Client, error) {
 	host, port, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
@@ -62,13 +61,12 @@ func healthRequest(cfg Config) (string, *http.Client, error) {
 	}
 	// No proxy: the server is on this host.
 	tr := &http.Transport{Proxy: nil}
-	scheme := "http"
 	if cfg.TLS {
 		// The server's own certificate is not checked: this is the host
 		// asking itself, by an address (127.0.0.1) that a certificate of
 		// the operator's need not name.
-		scheme, tr.TLSClientConfig = "https", &tls.Config{InsecureSkipVerify: true} //nolint:gosec
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec
 	}
-	u := scheme + "://" + net.JoinHostPort(host, port) + "/health"
+	u := cfg.scheme() + "://" + net.JoinHostPort(host, port) + "/health"
 	return u, &http.Client{Transport: tr}, nil
 }

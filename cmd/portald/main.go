@@ -199,11 +199,7 @@ func startLine(cfg Config, addr string, f *seed.File, demo, seeded bool, cert st
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "localhost"
 	}
-	scheme := "http://"
-	if cfg.TLS {
-		scheme = "https://"
-	}
-	base := scheme + net.JoinHostPort(host, port) + cfg.Context + "/sharing/rest"
+	base := cfg.scheme() + "://" + net.JoinHostPort(host, port) + cfg.Context + "/sharing/rest"
 
 	var data string
 	switch {

@@ -301,8 +301,14 @@ func (s *srv) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		// Checked first: the arguments would be built even when dropped.
 		if ctx := c.Request().Context(); s.log.Enabled(ctx, slog.LevelInfo) {
-			s.log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
-				slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size), slog.Duration("duration", time.Since(start)))
+			// A record of its own, as slog's documentation shows for a
+			// wrapper: Logger.LogAttrs would take the stack for the
+			// caller's position, which is always this line.
+			now := time.Now()
+			r := slog.NewRecord(now, slog.LevelInfo, "request", 0)
+			r.AddAttrs(slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
+				slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size), slog.Duration("duration", now.Sub(start)))
+			_ = s.log.Handler().Handle(ctx, r)
 		}
 		return nil
 	}

@@ -268,13 +268,14 @@ func marshal(v any) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// marshalNull is marshal with NULL for a value that is unset.
-func marshalNull(v any, unset bool) (sql.NullString, error) {
+// marshalNull is marshal with NULL (nil) for a value that is unset: an
+// argument either driver takes as it is, where a sql.NullString would be
+// boxed and then converted again.
+func marshalNull(v any, unset bool) (any, error) {
 	if unset {
-		return sql.NullString{}, nil
+		return nil, nil
 	}
-	s, err := marshal(v)
-	return sql.NullString{String: s, Valid: err == nil}, err
+	return marshal(v)
 }
 
 // unmarshalNull decodes a column stored by marshalNull into *dst, leaving it
@@ -632,7 +633,7 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 		return err
 	}
 	// The parts not named stay NULL: a new row has none of them.
-	var vals [len(settingsColumns)]sql.NullString
+	var vals [len(settingsColumns)]any
 	cleared := false
 	for i, c := range settingsColumns {
 		if parts&c.part == 0 {
@@ -642,7 +643,7 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 		if vals[i], err = marshalNull(c.value(s)); err != nil {
 			return fmt.Errorf("sqlstore: patch settings: %s: %w", c.name, err)
 		}
-		cleared = cleared || !vals[i].Valid
+		cleared = cleared || vals[i] == nil
 	}
 	const clearRow = `DELETE FROM settings WHERE org_id = ? AND anonymous_notice IS NULL
 			AND authenticated_notice IS NULL AND banner IS NULL AND portal_config IS NULL`

@@ -56,7 +56,8 @@ type tx struct {
 // committer group a job's context ending must not interrupt a statement:
 // SQLite would roll the whole transaction back, the writes of the group's
 // other jobs with it. The job is stopped before its next statement instead,
-// and its savepoint rolled back.
+// and its savepoint rolled back. The statement gets a context that never
+// ends (neither database/sql nor the driver reads a context's values).
 func (t *tx) stmtContext(ctx context.Context) (context.Context, error) {
 	if t.bound == nil || ctx.Done() == nil {
 		return ctx, nil
@@ -64,7 +65,7 @@ func (t *tx) stmtContext(ctx context.Context) (context.Context, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return context.WithoutCancel(ctx), nil
+	return context.Background(), nil
 }
 
 // stmt returns q's prepared statement bound to the transaction; nil when q is
@@ -81,7 +82,7 @@ func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
 	if !ok {
 		// Bound with no request's context: the binding outlives the job
 		// that made it. It is closed with the transaction.
-		b = t.tx.StmtContext(context.WithoutCancel(ctx), st)
+		b = t.tx.StmtContext(context.Background(), st)
 		t.bound[st] = b
 	}
 	return b

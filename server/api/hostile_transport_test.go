@@ -197,17 +197,18 @@ func TestBodyFramingFaults(t *testing.T) {
 	}
 }
 
-// requestLog records what is logged at ERROR and signals each finished
-// request ("request", logged at INFO once the answer is written).
+// requestLog records what is logged at ERROR and sends on done the record of
+// each finished request ("request", logged at INFO once the answer is
+// written).
 type requestLog struct {
 	logged
-	done chan struct{}
+	done chan slog.Record
 }
 
 func (l *requestLog) Enabled(context.Context, slog.Level) bool { return true }
 func (l *requestLog) Handle(ctx context.Context, r slog.Record) error {
 	if r.Message == "request" {
-		l.done <- struct{}{}
+		l.done <- r.Clone()
 	}
 	if r.Level >= slog.LevelError {
 		return l.logged.Handle(ctx, r)
@@ -220,7 +221,7 @@ func (l *requestLog) WithGroup(string) slog.Handler      { return l }
 // A client that hangs up while its request is being served (here held by a
 // delay fault) is the client's doing: nothing is logged at ERROR.
 func TestClientGoneMidRequestLogsNoError(t *testing.T) {
-	l := &requestLog{done: make(chan struct{}, 1)}
+	l := &requestLog{done: make(chan slog.Record, 1)}
 	p := pt.New(t, pt.WithLogger(slog.New(l)))
 	p.Fault(t, pt.Fault{Operation: "updateSettings", Delay: 5 * time.Minute})
 	body := enc("informationalBanner", `{"text":"held"}`)

@@ -58,14 +58,11 @@ func (s *Service) replaceSchema(ctx context.Context, p Principal, portalID strin
 func (s *Service) MemberCategorySchema(ctx context.Context, p Principal, portalID string) ([]CategoryNode, error) {
 	var out []CategoryNode
 	err := s.store.View(ctx, func(tx Tx) error {
-		org, err := resolveOrg(ctx, tx, p, portalID)
+		orgID, err := memberOrg(ctx, tx, p, portalID)
 		if err != nil {
 			return err
 		}
-		if err := p.requireMember(org.ID); err != nil {
-			return err
-		}
-		out, err = tx.CategorySchema(ctx, org.ID)
+		out, err = tx.CategorySchema(ctx, orgID)
 		return err
 	})
 	if out == nil {
@@ -350,14 +347,11 @@ type MemberList struct {
 func (s *Service) Members(ctx context.Context, p Principal, portalID string, q MemberQuery) (MemberList, error) {
 	var out MemberList
 	err := s.store.View(ctx, func(tx Tx) error {
-		org, err := resolveOrg(ctx, tx, p, portalID)
+		orgID, err := memberOrg(ctx, tx, p, portalID)
 		if err != nil {
 			return err
 		}
-		if err := p.requireMember(org.ID); err != nil {
-			return err
-		}
-		users, err := tx.Users(ctx, org.ID)
+		users, err := tx.Users(ctx, orgID)
 		if err != nil {
 			return err
 		}
@@ -368,7 +362,7 @@ func (s *Service) Members(ctx context.Context, p Principal, portalID string, q M
 			users = slices.DeleteFunc(users, func(u User) bool { return !holdsAny(u.Categories, want) })
 		}
 		out.Paging, users = cut(q.Page, users)
-		out.Users, err = profiles(ctx, tx, org.ID, users)
+		out.Users, err = profiles(ctx, tx, orgID, users)
 		return err
 	})
 	return out, wrap("list members", err)

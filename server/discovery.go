@@ -166,14 +166,11 @@ type RolePage struct {
 func (s *Service) Roles(ctx context.Context, p Principal, portalID string, page Page) (RolePage, error) {
 	var out RolePage
 	err := s.store.View(ctx, func(tx Tx) error {
-		org, err := resolveOrg(ctx, tx, p, portalID)
+		orgID, err := memberOrg(ctx, tx, p, portalID)
 		if err != nil {
 			return err
 		}
-		if err := p.requireMember(org.ID); err != nil {
-			return err
-		}
-		roles, err := tx.Roles(ctx, org.ID)
+		roles, err := tx.Roles(ctx, orgID)
 		if err != nil {
 			return err
 		}

@@ -107,6 +107,16 @@ func writableOrg(ctx context.Context, tx Tx, p Principal, portalID string) (stri
 	return org.ID, err
 }
 
+// memberOrg returns the id of the organization portalID names, for a read
+// that only its own members may make.
+func memberOrg(ctx context.Context, tx Tx, p Principal, portalID string) (string, error) {
+	org, err := resolveOrg(ctx, tx, p, portalID)
+	if err != nil {
+		return "", err
+	}
+	return org.ID, p.requireMember(org.ID)
+}
+
 // resolveUser returns the user a content or member operation names.
 func resolveUser(ctx context.Context, tx Tx, username string) (User, error) {
 	u, err := tx.User(ctx, username)

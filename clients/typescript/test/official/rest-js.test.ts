@@ -50,6 +50,18 @@ async function calls(since: number): Promise<string[]> {
   return all.map((r) => (r.answer.success ? r.operation : `${r.operation} ${r.answer.code}`));
 }
 
+/** Serves an app's pages on a free loopback port, and returns its origin. */
+async function listen(app: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+}
+
+/** Closes the browser and the app's server, those that were started. */
+async function closeAll(browser: TrustingBrowser | undefined, app: http.Server | undefined): Promise<void> {
+  await browser?.close();
+  if (app) await new Promise((resolve) => app.close(resolve));
+}
+
 async function lastSeq(): Promise<number> {
   const all = await emulator.requests();
   return all.length ? all[all.length - 1]!.seq : 0;
@@ -204,13 +216,9 @@ describe("the authorization-code flow of a server-side app, a person signing in 
       }
       res.writeHead(404).end();
     });
-    await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
-    appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    appOrigin = await listen(app);
   });
-  after(async () => {
-    await browser?.close();
-    await new Promise((resolve) => app?.close(resolve));
-  });
+  after(() => closeAll(browser, app));
 
   /** A person opens the app, is sent to the portal's page, types the user name and password and submits. */
   async function personSignsIn(username: string, password: string): Promise<string> {
@@ -345,13 +353,9 @@ describe("the browser flow with PKCE: an app's page signs in and calls the porta
           res.writeHead(404).end();
       }
     });
-    await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
-    appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    appOrigin = await listen(app);
   });
-  after(async () => {
-    await browser?.close();
-    await new Promise((resolve) => app?.close(resolve));
-  });
+  after(() => closeAll(browser, app));
 
   test("signed in on the portal's page, the code exchanged with its verifier, the API called across origins", async () => {
     const tab = await browser.browser.newPage();

@@ -5,8 +5,9 @@ SHELL := /bin/bash
 GO ?= go
 REDOCLY := tools/redocly/node_modules/.bin/redocly
 SPECTRAL := tools/spectral/node_modules/.bin/spectral
-PORTAL_TEST_POSTGRES ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
-export PORTAL_TEST_POSTGRES
+# Targets that need PostgreSQL run under this: the database PORTAL_TEST_POSTGRES
+# names, or a throwaway cluster of Debian's postgresql when it is unset.
+WITH_POSTGRES := mk/with-postgres.sh
 
 .PHONY: all generate generate-go check lint lint-spec test test-go run bench fuzz tools clean
 
@@ -58,12 +59,12 @@ lint-spec: $(REDOCLY) $(SPECTRAL)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(REDOCLY) lint openapi.yaml --config tools/redocly/redocly.yaml --format=stylish
 	$(SPECTRAL) lint openapi.yaml --ruleset tools/spectral/.spectral.yaml --fail-severity=warn --format=stylish
 
-## test: every check and every test (PostgreSQL tests use PORTAL_TEST_POSTGRES)
+## test: every check and every test (PostgreSQL: PORTAL_TEST_POSTGRES, or a throwaway cluster)
 test: check lint
-	$(MAKE) --no-print-directory $(TEST_TARGETS)
+	$(WITH_POSTGRES) $(MAKE) --no-print-directory $(TEST_TARGETS)
 
 test-go:
-	$(GO) test -count=1 ./...
+	$(WITH_POSTGRES) $(GO) test -count=1 ./...
 
 ## run: the emulator with its embedded store and the demo organization
 run:

@@ -55,6 +55,9 @@ type answer struct {
 	raw    []byte
 	body   map[string]any // nil when the body is no JSON object
 	err    *apiError      // the envelope's error; nil when none
+	// https tells whether the answer came over HTTPS: the scheme of the
+	// last request sent, redirects followed.
+	https bool
 }
 
 // apiError is the error envelope's content.
@@ -265,7 +268,7 @@ func (s *suite) trySend(t TB, r request) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the answer: %w", r.op.id, err)
 	}
-	a := &answer{status: resp.StatusCode, raw: raw}
+	a := &answer{status: resp.StatusCode, raw: raw, https: resp.Request != nil && resp.Request.URL.Scheme == "https"}
 	var body map[string]any
 	if err := json.Unmarshal(raw, &body); err != nil {
 		return a, fmt.Errorf("%s: the answer is no JSON object (HTTP %d): %s", r.op.id, resp.StatusCode, clip(raw, 300))

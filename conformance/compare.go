@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // normalize turns any JSON-like value into the shapes encoding/json decodes
@@ -151,4 +153,53 @@ func short(v any) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// sslByScheme sets, in want, the example of an answer whose schema has a
+// boolean ssl (a token's), ssl to whether the request went over HTTPS: the
+// example shows one scheme's answer, and a portal answers ssl:true over
+// HTTPS and false over HTTP. An example without ssl is left as it is.
+func sslByScheme(o *operation, want any, https bool) any {
+	m, ok := want.(map[string]any)
+	if !ok || !answersSSL(o) {
+		return want
+	}
+	if _, ok := m["ssl"]; ok {
+		m["ssl"] = https
+	}
+	return want
+}
+
+// answersSSL reports whether o's JSON answer has a boolean ssl at its top
+// level.
+func answersSSL(o *operation) bool {
+	resp := o.op.Responses.Value("200")
+	if resp == nil || resp.Value == nil {
+		return false
+	}
+	mt := resp.Value.Content.Get("application/json")
+	if mt == nil {
+		return false
+	}
+	return schemaHasBool(mt.Schema, "ssl")
+}
+
+// schemaHasBool reports whether the schema, or one it combines, has a
+// boolean property name.
+func schemaHasBool(ref *openapi3.SchemaRef, name string) bool {
+	if ref == nil || ref.Value == nil {
+		return false
+	}
+	sc := ref.Value
+	if p := sc.Properties[name]; p != nil && p.Value != nil && p.Value.Type.Is(openapi3.TypeBoolean) {
+		return true
+	}
+	for _, list := range []openapi3.SchemaRefs{sc.AllOf, sc.OneOf, sc.AnyOf} {
+		for _, r := range list {
+			if schemaHasBool(r, name) {
+				return true
+			}
+		}
+	}
+	return false
 }

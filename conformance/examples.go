@@ -431,6 +431,7 @@ func (s *suite) replayOne(t TB, p *pair, fx *fixtures, sub *substitution, isSetu
 			byID(got, list)
 		}
 	}
+	want = sslByScheme(p.op, want, a.https)
 	want, got = ignore(want, p.ignore), ignore(got, p.ignore)
 	d, differs := compare(want, got, p.subset), "differs from"
 	if p.subset {

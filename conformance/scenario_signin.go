@@ -327,8 +327,8 @@ func (s *suite) signInScenarios(t TB) {
 		if frag.Get("username") != user {
 			t.Errorf("the redirect's username is %q, want %s", frag.Get("username"), user)
 		}
-		if ssl := frag.Get("ssl"); ssl != "true" && ssl != "false" {
-			t.Errorf("the redirect's ssl is %q, want true or false", ssl)
+		if ssl, want := frag.Get("ssl"), strconv.FormatBool(s.overHTTPS()); ssl != want {
+			t.Errorf("the redirect's ssl is %q, want %s (the sign-in went over %s)", ssl, want, s.scheme())
 		}
 		if frag.Has("expires") {
 			t.Errorf("the redirect has expires: the ArcGIS API for Python then fails on it; expires_in says it")
@@ -374,8 +374,10 @@ func (s *suite) signInScenarios(t TB) {
 		if a.body["username"] != user {
 			t.Errorf("exchanging the code: username %v, want %s", a.body["username"], user)
 		}
-		if _, ok := a.body["ssl"].(bool); !ok {
+		if ssl, ok := a.body["ssl"].(bool); !ok {
 			t.Errorf("exchanging the code: ssl %s is no boolean (ArcGIS REST JS compares it with true)", jsonText(a.body["ssl"]))
+		} else if ssl != a.https {
+			t.Errorf("exchanging the code: ssl %v, want %v (the request went over %s)", ssl, a.https, s.scheme())
 		}
 		wantSeconds(t, "exchanging the code", a, "expires_in", 30*60)
 		wantSeconds(t, "exchanging the code (expiration=20160 asked)", a, "refresh_token_expires_in", 20160*60)

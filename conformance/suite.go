@@ -112,6 +112,17 @@ func (s *suite) notRun(t TB, format string, args ...any) {
 	t.Skip(why)
 }
 
+// overHTTPS reports whether the target's REST root is an https URL; scheme
+// names it. A token's ssl says so.
+func (s *suite) overHTTPS() bool { return strings.HasPrefix(s.base, "https:") }
+
+func (s *suite) scheme() string {
+	if s.overHTTPS() {
+		return "HTTPS"
+	}
+	return "HTTP"
+}
+
 // suite is one run against one target.
 type suite struct {
 	target Target

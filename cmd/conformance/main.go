@@ -9,7 +9,9 @@
 // Without -version and -deployment it asks the portal what it is (its REST
 // API's version and portals/self's isPortal) and prints what it found.
 // With -client-id (and -client-secret) of an application registered in the
-// organization it also runs the OAuth 2.0 flows that need one.
+// organization it also runs the OAuth 2.0 flows that need one. With
+// -ca-file it trusts the CA certificates of that PEM file besides the
+// system's, for a portal whose certificate a private CA signed.
 //
 // Every flag defaults to an environment variable (CONFORMANCE_BASE_URL,
 // CONFORMANCE_TOKEN, ...), which keeps secrets off command lines in CI.
@@ -22,11 +24,11 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -49,6 +51,10 @@ type Config struct {
 	JUnit   string        // JUnit XML output file; "" for none
 	Verbose bool          // print every test's log, not only failures'
 	Timeout time.Duration // per HTTP request
+	// CAFile is the -ca-file given, "" for none; RootCAs is the system's
+	// roots with its certificates, nil without it.
+	CAFile  string
+	RootCAs *x509.CertPool
 }
 
 type setting struct {
@@ -70,6 +76,23 @@ var settings = []setting{
 	{"redirect-uri", "CONFORMANCE_REDIRECT_URI", "", "a redirect `URI` the application registered, for the code flow (default http://127.0.0.1/callback; never opened)"},
 	{"run", "CONFORMANCE_RUN", "", "run only the tests matching `regexp`, as go test -run: one expression per level, separated by /"},
 	{"junit", "CONFORMANCE_JUNIT", "", "write JUnit XML to `file`"},
+	{"ca-file", "CONFORMANCE_CA_FILE", "", "PEM `file` of CA certificates to trust besides the system's, for a portal whose certificate a private CA signed"},
+}
+
+// The flags that are no string setting: their environment variables.
+const (
+	verboseEnv = "CONFORMANCE_VERBOSE"
+	timeoutEnv = "CONFORMANCE_TIMEOUT"
+)
+
+// flagEnvs maps each of the command's flags to the environment variable
+// that gives its default.
+func flagEnvs() map[string]string {
+	m := map[string]string{"v": verboseEnv, "timeout": timeoutEnv}
+	for _, s := range settings {
+		m[s.flag] = s.env
+	}
+	return m
 }
 
 // Load reads the configuration from args, with defaults from getenv.
@@ -86,22 +109,22 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 	}
 	verboseDef, timeoutDef := false, 60*time.Second
 	var envErr error
-	if v := getenv("CONFORMANCE_VERBOSE"); v != "" {
+	if v := getenv(verboseEnv); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			envErr = fmt.Errorf("CONFORMANCE_VERBOSE: %q is not a boolean", v)
 		}
 		verboseDef = b
 	}
-	if v := getenv("CONFORMANCE_TIMEOUT"); v != "" {
+	if v := getenv(timeoutEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
 			envErr = fmt.Errorf("CONFORMANCE_TIMEOUT: %q is not a duration", v)
 		}
 		timeoutDef = d
 	}
-	verbose := fs.Bool("v", verboseDef, "print the log of every test, not only of failed ones [$CONFORMANCE_VERBOSE]")
-	timeout := fs.Duration("timeout", timeoutDef, "time limit of each HTTP `request` [$CONFORMANCE_TIMEOUT]")
+	verbose := fs.Bool("v", verboseDef, "print the log of every test, not only of failed ones [$"+verboseEnv+"]")
+	timeout := fs.Duration("timeout", timeoutDef, "time limit of each HTTP `request` [$"+timeoutEnv+"]")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, fs, err
 	}
@@ -130,6 +153,7 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 		JUnit:   *vals["junit"],
 		Verbose: *verbose,
 		Timeout: *timeout,
+		CAFile:  *vals["ca-file"],
 	}
 	if c.Timeout <= 0 {
 		return Config{}, fs, fmt.Errorf("-timeout: %s is not a positive duration", c.Timeout)
@@ -145,6 +169,13 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 	}
 	if c.Target.ClientID == "" && (c.Target.ClientSecret != "" || c.Target.RedirectURI != "") {
 		return Config{}, fs, errors.New("-client-secret and -redirect-uri belong to an application: give -client-id too")
+	}
+	if c.CAFile != "" {
+		pool, err := rootCAs(c.CAFile)
+		if err != nil {
+			return Config{}, fs, err
+		}
+		c.RootCAs = pool
 	}
 	return c, fs, nil
 }
@@ -170,7 +201,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		usage(stderr, fs)
 		return 2
 	}
-	cfg.Target.HTTPClient = &http.Client{Timeout: cfg.Timeout}
+	cfg.Target.HTTPClient = httpClient(cfg)
 
 	fmt.Fprintf(stdout, "conformance: checking %s\n", cfg.Target.BaseURL)
 	describe(stdout, cfg.Target)

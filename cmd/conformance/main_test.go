@@ -39,6 +39,12 @@ func TestMain(m *testing.M) {
 // output.
 func command(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return commandEnv(t, nil, args...)
+}
+
+// commandEnv is command with more environment variables, as KEY=value.
+func commandEnv(t *testing.T, more []string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	env := []string{runMainEnv + "=1"}
 	for _, kv := range os.Environ() {
@@ -46,7 +52,7 @@ func command(t *testing.T, args ...string) (int, string, string) {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = env
+	cmd.Env = append(env, more...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -207,6 +213,8 @@ func TestUsage(t *testing.T) {
 		{"bad environment", []string{"-base-url", "http://x/sharing/rest", "-token", "t"}, map[string]string{"CONFORMANCE_VERBOSE": "maybe"}, 2, "CONFORMANCE_VERBOSE"},
 		{"bad pattern", []string{"-token", "t", "-run", "("}, map[string]string{"CONFORMANCE_BASE_URL": "http://x/sharing/rest"}, 2, "pattern"},
 		{"secret without client", []string{"-base-url", "http://x/sharing/rest", "-token", "t", "-client-secret", "s"}, nil, 2, "give -client-id too"},
+		{"missing CA file", []string{"-base-url", "https://x/sharing/rest", "-token", "t", "-ca-file", "/nonexistent/ca.pem"}, nil, 2, "-ca-file: open /nonexistent/ca.pem"},
+		{"CA file without certificates", []string{"-base-url", "https://x/sharing/rest", "-token", "t"}, map[string]string{"CONFORMANCE_CA_FILE": "main_test.go"}, 2, "-ca-file main_test.go: no PEM certificate in it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -396,5 +404,40 @@ func TestNewerPortalDetected(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "target: ArcGIS Enterprise 11.5 (REST 2025.3), newer than every release") ||
 		!strings.Contains(out, "PASS    discovery/root (") {
 		t.Errorf("exit status %d; want 0, the newer release detected and discovery/root passed:\n%s%s", code, out, errOut)
+	}
+}
+
+// A portal whose certificate a private CA signed: with -ca-file naming the
+// CA's certificate (or CONFORMANCE_CA_FILE) the suite runs over HTTPS and
+// passes; without it, or with another CA's, it fails at setup saying the
+// certificate is not trusted and what to give.
+func TestCAFile(t *testing.T) {
+	p := portaltest.New(t, portaltest.WithTLS())
+	caFile := p.CertFile(t)
+
+	code, out, errOut := command(t, "-base-url", p.URL, "-token", p.AdminToken, "-member-token", p.MemberToken, "-run", selection, "-ca-file", caFile)
+	if code != 0 || !strings.Contains(out, "PASS    moveItems/slashIsRoot (") || !strings.Contains(out, "\nPASS: ") {
+		t.Errorf("-ca-file %s: exit status %d, want 0 and the tests passed\n%s%s", caFile, code, out, errOut)
+	}
+	code, out, errOut = commandEnv(t, []string{"CONFORMANCE_CA_FILE=" + caFile}, "-base-url", p.URL, "-token", p.AdminToken, "-run", "^discovery$/^root$")
+	if code != 0 || !strings.Contains(out, "PASS    discovery/root (") {
+		t.Errorf("CONFORMANCE_CA_FILE=%s: exit status %d, want 0\n%s%s", caFile, code, out, errOut)
+	}
+
+	code, out, _ = command(t, "-base-url", p.URL, "-token", p.AdminToken, "-run", selection)
+	for _, want := range []string{"FAIL conformance\n", "x509: certificate signed by unknown authority",
+		"the portal's certificate is not trusted: give -ca-file"} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("without -ca-file: exit status %d, want 1 and %q:\n%s", code, want, out)
+		}
+	}
+	if strings.Contains(out, "PASS    ") {
+		t.Errorf("without -ca-file a test passed:\n%s", out)
+	}
+
+	other := portaltest.New(t, portaltest.WithTLS()).CertFile(t)
+	code, out, _ = command(t, "-base-url", p.URL, "-token", p.AdminToken, "-run", selection, "-ca-file", other)
+	if want := "trusted neither by the system nor by -ca-file " + other; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("-ca-file of another CA: exit status %d, want 1 and %q:\n%s", code, want, out)
 	}
 }

@@ -7,7 +7,7 @@
 # keeps secrets off command lines. CONFORMANCE_JUNIT defaults to
 # conformance-junit.xml. On GitHub it also writes the report's path to
 # $GITHUB_OUTPUT (output "junit") and the verdict and failed tests to
-# $GITHUB_STEP_SUMMARY. Its exit status is the CLI's: 0 passed, 1 a test
+# $GITHUB_STEP_SUMMARY (summary.sh). Its exit status is the CLI's: 0 passed, 1 a test
 # failed, 2 a usage error or a portal that could not be reached.
 set -euo pipefail
 
@@ -32,22 +32,6 @@ if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
 	echo "junit=$CONFORMANCE_JUNIT" >>"$GITHUB_OUTPUT"
 fi
 if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
-	{
-		echo "### Portal API conformance"
-		echo
-		# The CLI's last line: PASS or FAIL, the counts, the time, the portal.
-		if verdict=$(grep -E '^(PASS|FAIL): ' "$work/out" | tail -n 1); then
-			echo "$verdict"
-		else
-			echo "The suite did not run (exit status $status): see the step's log."
-		fi
-		if grep -q '^FAIL ' "$work/out"; then
-			echo
-			echo "Failed:"
-			echo
-			# shellcheck disable=SC2016 # Markdown's backquotes, not a command
-			sed -n 's/^FAIL \(.*\)$/- `\1`/p' "$work/out"
-		fi
-	} >>"$GITHUB_STEP_SUMMARY"
+	bash "$root/cmd/conformance/summary.sh" "$status" <"$work/out" >>"$GITHUB_STEP_SUMMARY"
 fi
 exit "$status"

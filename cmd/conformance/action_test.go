@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -120,9 +124,16 @@ func TestActionScriptFails(t *testing.T) {
 	if r.output != "junit=conformance-junit.xml\n" {
 		t.Errorf("GITHUB_OUTPUT holds %q", r.output)
 	}
-	for _, want := range []string{"\nFAIL: ", "- `moveItems/mixedSuccessAndFailure`"} {
-		if !strings.Contains(r.summary, want) {
-			t.Errorf("step summary lacks %q:\n%s", want, r.summary)
+	for _, want := range []string{"\nFAIL: ", "- `moveItems/mixedSuccessAndFailure`\n"} {
+		if strings.Count(r.summary, want) != 1 {
+			t.Errorf("step summary does not hold %q once:\n%s", want, r.summary)
+		}
+	}
+	// Only failed tests, by name: no timing, no group failed for a test in
+	// it (moveItems, conformance).
+	for _, line := range strings.Split(r.summary, "\n") {
+		if strings.HasPrefix(line, "- ") && (strings.Contains(line, "(") || line == "- `moveItems`" || line == "- `conformance`") {
+			t.Errorf("step summary lists %q:\n%s", line, r.summary)
 		}
 	}
 }
@@ -139,57 +150,159 @@ func TestActionScriptUsageError(t *testing.T) {
 	}
 }
 
-// action.yml passes each input to the CLI as one of its environment
-// variables, and every input reaches it.
-func TestActionInputsAreCLISettings(t *testing.T) {
+// actionYML is what the tests read of action.yml.
+type actionYML struct {
+	Inputs map[string]struct {
+		Description string  `yaml:"description"`
+		Required    bool    `yaml:"required"`
+		Default     *string `yaml:"default"`
+	} `yaml:"inputs"`
+	Runs struct {
+		Using string `yaml:"using"`
+		Steps []struct {
+			Env map[string]string `yaml:"env"`
+			Run string            `yaml:"run"`
+		} `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+func readAction(t *testing.T) actionYML {
+	t.Helper()
 	b, err := os.ReadFile("../../action.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var action struct {
-		Inputs map[string]struct {
-			Required bool `yaml:"required"`
-		} `yaml:"inputs"`
-		Runs struct {
-			Using string `yaml:"using"`
-			Steps []struct {
-				Env map[string]string `yaml:"env"`
-				Run string            `yaml:"run"`
-			} `yaml:"steps"`
-		} `yaml:"runs"`
-	}
+	var action actionYML
 	if err := yaml.Unmarshal(b, &action); err != nil {
 		t.Fatal(err)
 	}
 	if action.Runs.Using != "composite" || len(action.Runs.Steps) != 1 || !strings.Contains(action.Runs.Steps[0].Run, "cmd/conformance/action.sh") {
 		t.Fatalf("action.yml is not one composite step running action.sh: %+v", action.Runs)
 	}
-	envs := map[string]bool{}
-	for _, s := range settings {
-		envs[s.env] = true
+	return action
+}
+
+// action.yml has one input per flag of the CLI, and no other: each input
+// is passed as the environment variable of one flag (the one its usage
+// names), every flag has its input, and each input says what it is. Only
+// url is required (token, or username and password, the CLI checks).
+func TestActionInputsAreCLIFlags(t *testing.T) {
+	action := readAction(t)
+	_, fs, _ := Load(nil, func(string) string { return "" })
+	envs := flagEnvs()
+	flagOf := map[string]string{} // environment variable -> flag
+	fs.VisitAll(func(f *flag.Flag) {
+		env, ok := envs[f.Name]
+		if !ok {
+			t.Errorf("-%s has no environment variable", f.Name)
+			return
+		}
+		if !strings.HasSuffix(f.Usage, "[$"+env+"]") {
+			t.Errorf("-%s: its usage %q does not name %s", f.Name, f.Usage, env)
+		}
+		flagOf[env] = f.Name
+	})
+	if len(flagOf) < 15 {
+		t.Fatalf("the CLI has %d flags: the flag set was not read", len(flagOf))
 	}
-	used := map[string]bool{}
 	inputRE := regexp.MustCompile(`^\$\{\{ inputs\.([a-z-]+) \}\}$`)
-	for k, v := range action.Runs.Steps[0].Env {
-		if !envs[k] {
-			t.Errorf("action.yml sets %s, which the CLI does not read", k)
+	inputOf := map[string]string{} // flag -> input
+	for env, v := range action.Runs.Steps[0].Env {
+		f, ok := flagOf[env]
+		if !ok {
+			t.Errorf("action.yml sets %s, which no flag of the CLI reads", env)
+			continue
 		}
 		m := inputRE.FindStringSubmatch(v)
 		if m == nil {
-			t.Errorf("action.yml sets %s to %q, not to an input", k, v)
+			t.Errorf("action.yml sets %s to %q, not to an input", env, v)
 			continue
 		}
 		if _, ok := action.Inputs[m[1]]; !ok {
-			t.Errorf("action.yml sets %s from an undeclared input %q", k, m[1])
+			t.Errorf("action.yml sets %s from an undeclared input %q", env, m[1])
 		}
-		used[m[1]] = true
+		inputOf[f] = m[1]
+	}
+	for _, f := range slices.Sorted(maps.Values(flagOf)) {
+		if _, ok := inputOf[f]; !ok {
+			t.Errorf("-%s (%s) has no input in action.yml", f, envs[f])
+		}
+	}
+	used := map[string]int{}
+	for _, in := range inputOf {
+		used[in]++
 	}
 	for name, in := range action.Inputs {
-		if !used[name] {
-			t.Errorf("input %q reaches nothing", name)
+		switch {
+		case used[name] == 0:
+			t.Errorf("input %q is no flag of the CLI", name)
+		case used[name] > 1:
+			t.Errorf("input %q gives %d flags", name, used[name])
 		}
 		if in.Required != (name == "url") {
-			t.Errorf("input %q: required %v; only url is (token or username and password, the CLI checks)", name, in.Required)
+			t.Errorf("input %q: required %v; only url is", name, in.Required)
 		}
+		if !in.Required && in.Default == nil {
+			t.Errorf("input %q: no default", name)
+		}
+		if len(strings.Fields(in.Description)) < 4 {
+			t.Errorf("input %q is not described: %q", name, in.Description)
+		}
+	}
+	// An input's default is handed to the CLI as its variable: it must be
+	// one the CLI takes.
+	defaults := map[string]string{}
+	for name, in := range action.Inputs {
+		if in.Default != nil && *in.Default != "" {
+			for f, i := range inputOf {
+				if i == name {
+					defaults[envs[f]] = *in.Default
+				}
+			}
+		}
+	}
+	if _, _, err := Load([]string{"-base-url", "http://x/sharing/rest", "-token", "t"}, func(k string) string { return defaults[k] }); err != nil {
+		t.Errorf("the inputs' defaults %v: %v", defaults, err)
+	}
+}
+
+// The job summary names each failed test once, as the CLI's summary does:
+// not the padded, timed lines printed as each test ends, and not the groups
+// that failed only because a test in them did (examples, the top-level
+// conformance). A group that failed on its own, as a setup that could not
+// reach the portal, is named. The outputs are the CLI's, captured.
+func TestJobSummary(t *testing.T) {
+	cases := []struct {
+		capture string
+		status  int
+		want    string
+	}{
+		{"testdata/failed-run.txt", 1, "### Portal API conformance\n\n" +
+			"FAIL: 144 passed, 2 failed, 1 not run, in 5.283s, against https://127.0.0.1:38211/sharing/rest\n\n" +
+			"Failed:\n\n- `examples/generateToken/issued`\n- `examples/oauthToken/appToken`\n"},
+		{"testdata/untrusted-run.txt", 1, "### Portal API conformance\n\n" +
+			"FAIL: 0 passed, 1 failed, 0 not run, in 137ms, against https://127.0.0.1:38211/sharing/rest\n\n" +
+			"Failed:\n\n- `conformance`\n"},
+		{"", 2, "### Portal API conformance\n\nThe suite did not run (exit status 2): see the step's log.\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.capture, func(t *testing.T) {
+			cmd := exec.Command("bash", "summary.sh", strconv.Itoa(c.status))
+			if c.capture != "" {
+				f, err := os.Open(c.capture)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				cmd.Stdin = f
+			}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("summary.sh: %v", err)
+			}
+			if string(out) != c.want {
+				t.Errorf("summary:\n%s\nwant:\n%s", out, c.want)
+			}
+		})
 	}
 }

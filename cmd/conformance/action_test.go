@@ -306,3 +306,78 @@ func TestJobSummary(t *testing.T) {
 		})
 	}
 }
+
+// README's "Check your portal in CI" holds a complete workflow that uses the
+// action with inputs it has (url among them, run documented), and a table
+// naming every input.
+func TestReadmeWorkflow(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Check your portal in CI\n")
+	if !ok {
+		t.Fatal("README.md has no section Check your portal in CI")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, block, ok := strings.Cut(section, "\n```yaml\n")
+	if !ok {
+		t.Fatal("the section holds no YAML block")
+	}
+	block, _, _ = strings.Cut(block, "\n```\n")
+	var wf struct {
+		Name string         `yaml:"name"`
+		On   map[string]any `yaml:"on"`
+		Jobs map[string]struct {
+			RunsOn   string         `yaml:"runs-on"`
+			Services map[string]any `yaml:"services"`
+			Steps    []struct {
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal([]byte(block), &wf); err != nil {
+		t.Fatalf("the workflow does not parse: %v\n%s", err, block)
+	}
+	if wf.Name == "" || len(wf.On) == 0 || len(wf.Jobs) == 0 {
+		t.Fatalf("the workflow lacks name, on or jobs:\n%s", block)
+	}
+	action := readAction(t)
+	uses, services := 0, 0
+	for name, job := range wf.Jobs {
+		if job.RunsOn == "" {
+			t.Errorf("job %s has no runs-on", name)
+		}
+		services += len(job.Services)
+		for _, step := range job.Steps {
+			if !strings.HasPrefix(step.Uses, "orgportal/portal-api@") {
+				continue
+			}
+			uses++
+			if step.With["url"] == "" {
+				t.Errorf("job %s: the action without url", name)
+			}
+			for in := range step.With {
+				if _, ok := action.Inputs[in]; !ok {
+					t.Errorf("job %s: the action has no input %q", name, in)
+				}
+			}
+			if _, ok := step.With["run"]; !ok {
+				t.Errorf("job %s: the action's run input is not shown", name)
+			}
+		}
+	}
+	if uses == 0 || services == 0 {
+		t.Errorf("the workflow runs the action %d times, with %d service containers; want the action and portald as a service", uses, services)
+	}
+	for in := range action.Inputs {
+		if !regexp.MustCompile("(?m)^\\| [^|]*`" + regexp.QuoteMeta(in) + "`[^|]*\\| ").MatchString(section) {
+			t.Errorf("the input table does not name %s", in)
+		}
+	}
+	if !strings.Contains(section, "`run` selects tests") {
+		t.Error("the run input is not described")
+	}
+}

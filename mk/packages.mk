@@ -1,0 +1,56 @@
+# portald for Python and JavaScript test suites: a wheel per platform carrying the binary, with a pytest
+# plugin (packages/python), and an npm package whose per-platform packages carry it (packages/npm). The
+# binaries are built as the release's are (CGO_ENABLED=0, -trimpath, BUILD_LDFLAGS of mk/release.mk); the
+# wheels are written by packages/python/build_wheel.py with the standard library, without network.
+# test-wheel installs the host's wheel into a new virtualenv with --no-index and runs the package's own
+# tests and an example suite with the ArcGIS API for Python (clients/official/python/requirements.txt);
+# test-npm installs the packed tarballs into an empty directory and runs an example with ArcGIS REST JS.
+
+.PHONY: wheel wheel-host test-wheel npm-pack npm-pack-host test-npm release-check bench-packages packages-bins
+
+TEST_TARGETS += test-wheel
+
+PKG_OUT := build/packages
+PKG_PY := packages/python
+PKG_NPM := packages/npm
+PKG_PLATFORMS := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64
+PKG_HOST := $(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH)
+PKG_PYTHON ?= python3
+PKG_PY_LOCK := clients/official/python/requirements.txt
+# Kept between runs: pip download fetches only what is missing.
+PKG_WHEELHOUSE := $(PKG_OUT)/wheelhouse
+
+# $(1): GOOS-GOARCH; the binary lands in $(PKG_OUT)/bin/GOOS-GOARCH/.
+define pkg-build-bin
+plat=$(1); os=$${plat%-*}; arch=$${plat#*-}; exe=portald; [ "$$os" = windows ] && exe=portald.exe; \
+mkdir -p $(PKG_OUT)/bin/$$plat && \
+CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(BUILD_LDFLAGS)' -o $(PKG_OUT)/bin/$$plat/$$exe ./cmd/portald
+endef
+
+# $(1): GOOS-GOARCH
+define pkg-build-wheel
+$(call pkg-build-bin,$(1)) && \
+$(PKG_PYTHON) $(PKG_PY)/build_wheel.py --binary $(PKG_OUT)/bin/$(1)/$$exe --platform $(1) --version '$(BUILD_VERSION)' --out $(PKG_OUT)/python
+endef
+
+## wheel: the portald wheels of the five platforms in build/packages/python
+wheel:
+	rm -rf $(PKG_OUT)/python
+	$(foreach p,$(PKG_PLATFORMS),$(call pkg-build-wheel,$(p)) &&) true
+
+## wheel-host: the portald wheel of this machine only
+wheel-host:
+	rm -rf $(PKG_OUT)/python
+	$(call pkg-build-wheel,$(PKG_HOST))
+
+## test-wheel: the host's wheel in a new virtualenv (no index), its tests and the ArcGIS API for Python example
+test-wheel: wheel-host
+	$(PKG_PYTHON) -m pip download --disable-pip-version-check --quiet --require-hashes -r $(PKG_PY_LOCK) -d $(PKG_WHEELHOUSE)
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PKG_PYTHON) -m venv "$$tmp/venv" && py="$$tmp/venv/bin/python" && \
+	"$$py" -m pip install --disable-pip-version-check --quiet --no-index --find-links $(PKG_WHEELHOUSE) --require-hashes -r $(PKG_PY_LOCK) && \
+	"$$py" -m pip install --disable-pip-version-check --quiet --no-index --find-links $(PKG_OUT)/python portald && \
+	cp -r $(PKG_PY)/tests $(PKG_PY)/example "$$tmp/" && cd "$$tmp" && unset PORTALD_BIN && \
+	"$$py" -m pytest -p no:cacheprovider -rs --strict-markers tests | tee "$$tmp/out" && \
+	( cd example && "$$py" -m pytest -rs --strict-markers . ) | tee -a "$$tmp/out" && \
+	{ ! grep -q ' skipped' "$$tmp/out" || { echo "test-wheel: a test skipped; make test counts no skipped test" >&2; exit 1; }; }

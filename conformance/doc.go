@@ -117,6 +117,11 @@
 //     generated; a path through an array applies to each of its elements.
 //     The values at those paths are not compared, but the fields must be
 //     present on both sides or absent on both;
+//   - a token's ssl (the answers whose schema has a boolean ssl:
+//     generateToken's, oauth2/token's) must be true when the request went
+//     over HTTPS and false over HTTP, whatever the example shows: the
+//     examples are written for one scheme, a portal answers by the one it
+//     is reached over;
 //   - where the example has x-raw-body, the raw body must equal it exactly;
 //   - a content listing (getUserContent, getFolderContent) that also holds
 //     content the suite did not create (a real user's own, or an emulator's

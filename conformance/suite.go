@@ -88,6 +88,7 @@ func RunTB(t TB, target Target) {
 	}
 	t.Run("examples", s.examples)
 	t.Run("discovery", s.discoveryScenarios)
+	t.Run("reads", s.readScenarios)
 	t.Run("memberCategorySchema", s.schemaScenarios)
 	t.Run("moveItems", s.moveScenarios)
 	t.Run("moveItem", s.moveItemScenarios)

@@ -36,7 +36,7 @@ func TestJournalRecordsUnmatchedCalls(t *testing.T) {
 		{method: "GET", path: "/portal/info?f=json", params: map[string]any{"f": "json"}},
 		{method: "GET", path: "/portal/rest/services?f=pjson&token=no-such-token", params: map[string]any{"f": "pjson", "token": "(invalid token)"}},
 		// Under the API root, paths the emulator has no operation for.
-		{method: "GET", path: "/portal/sharing/rest/search?q=owner:jsmith&f=json", header: map[string]string{"X-Esri-Authorization": "Bearer " + memberToken},
+		{method: "GET", path: "/portal/sharing/rest/community/users?q=owner:jsmith&f=json", header: map[string]string{"X-Esri-Authorization": "Bearer " + memberToken},
 			params: map[string]any{"f": "json", "q": "(not kept)", "token": "jsmith"}, caller: "jsmith"},
 		// A sign-in form: names only, the password redacted as ever.
 		{method: "POST", path: "/portal/sharing/legacy/signin", body: "oauth_state=abc123&username=jsmith&password=jsmith-password&expiration=60",

@@ -102,6 +102,32 @@ type ClientInterface interface {
 	// Corresponds with GET / (the `GetRoot` operationId).
 	GetRoot(ctx context.Context, params *GetRootParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// SearchGroups Search groups
+	//
+	// The groups matching `q` that the caller may see, sorted and paged; `q` as `searchItems` reads it, with the
+	// fields `id`, `title`, `owner`, `tags`, `description`, `access`, `orgid` and `accountid`.
+	//
+	// Who sees what: a `public` group anyone, anonymous callers included; an `org` group the users of its
+	// organization; a `private` group its members and the `org_admin`s of its organization. Each group carries
+	// `userMembership`, the caller's (`memberType` `none` when not a member).
+	//
+	// `sortField` and `sortOrder` as `searchItems` reads them. Also answered to a POST with these parameters as a
+	// form body (`application/x-www-form-urlencoded`), as the ArcGIS API for Python sends it.
+	//
+	// Corresponds with GET /community/groups (the `SearchGroups` operationId).
+	SearchGroups(ctx context.Context, params *SearchGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetGroup Read a group
+	//
+	// A group the caller may see (as `searchGroups` decides), with the caller's `userMembership`. A group the
+	// caller may not see is answered as one that does not exist.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+	// ArcGIS API for Python sends it.
+	//
+	// Corresponds with GET /community/groups/{groupId} (the `GetGroup` operationId).
+	GetGroup(ctx context.Context, groupId string, params *GetGroupParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetSelf Read the signed-in user
 	//
 	// The user the token stands for, as `getMember` answers a member with, besides its fields, `id` (stable per
@@ -689,6 +715,30 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /portals/{portalId}/users (the `ListMembers` operationId).
 	ListMembers(ctx context.Context, portalId PortalId, params *ListMembersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchItems Search items
+	//
+	// The items matching `q` that the caller may see, sorted and paged. `q` takes terms, `field:value` and
+	// `field:"a phrase"` (fields `id`, `owner`, `title`, `type`, `tags`, `description`, `access`, `orgid`,
+	// `accountid`), `AND`, `OR`, `NOT` and parentheses; terms side by side must all match, as the ArcGIS API
+	// for Python means when it appends `accountid:<organization>` to a query. `id`, `owner`, `access`, `orgid`
+	// and `accountid` match the whole value, ignoring case; the other fields match words (`title:roads`,
+	// `type:"web map"`, which `Web Mapping Application` does not match), a word ending in `*` any word it
+	// starts. An empty `q` matches every item the caller may see.
+	//
+	// Who sees what: a `public` item anyone, anonymous callers included; an `org` item the users of its owner's
+	// organization; a `private` item its owner and, in its organization, an `org_admin` or a holder of
+	// `portal:admin:viewItems`.
+	//
+	// `sortField` is `title`, `owner`, `type`, `created` or `modified` (others, such as `avgRating`, leave the
+	// creation order); `sortOrder` `asc` (the default) or `desc`. Paging as the other lists: `num` from 0 to 100,
+	// `nextStart` -1 on the last page.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+	// ArcGIS API for Python sends it.
+	//
+	// Corresponds with GET /search (the `SearchItems` operationId).
+	SearchItems(ctx context.Context, params *SearchItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetRoot The REST API's version
@@ -704,6 +754,52 @@ type ClientInterface interface {
 // Corresponds with GET / (the `GetRoot` operationId).
 func (c *Client) GetRoot(ctx context.Context, params *GetRootParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetRootRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchGroups Search groups
+//
+// The groups matching `q` that the caller may see, sorted and paged; `q` as `searchItems` reads it, with the
+// fields `id`, `title`, `owner`, `tags`, `description`, `access`, `orgid` and `accountid`.
+//
+// Who sees what: a `public` group anyone, anonymous callers included; an `org` group the users of its
+// organization; a `private` group its members and the `org_admin`s of its organization. Each group carries
+// `userMembership`, the caller's (`memberType` `none` when not a member).
+//
+// `sortField` and `sortOrder` as `searchItems` reads them. Also answered to a POST with these parameters as a
+// form body (`application/x-www-form-urlencoded`), as the ArcGIS API for Python sends it.
+//
+// Corresponds with GET /community/groups (the `SearchGroups` operationId).
+func (c *Client) SearchGroups(ctx context.Context, params *SearchGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchGroupsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetGroup Read a group
+//
+// A group the caller may see (as `searchGroups` decides), with the caller's `userMembership`. A group the
+// caller may not see is answered as one that does not exist.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+// ArcGIS API for Python sends it.
+//
+// Corresponds with GET /community/groups/{groupId} (the `GetGroup` operationId).
+func (c *Client) GetGroup(ctx context.Context, groupId string, params *GetGroupParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetGroupRequest(c.Server, groupId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1752,6 +1848,40 @@ func (c *Client) ListMembers(ctx context.Context, portalId PortalId, params *Lis
 	return c.Client.Do(req)
 }
 
+// SearchItems Search items
+//
+// The items matching `q` that the caller may see, sorted and paged. `q` takes terms, `field:value` and
+// `field:"a phrase"` (fields `id`, `owner`, `title`, `type`, `tags`, `description`, `access`, `orgid`,
+// `accountid`), `AND`, `OR`, `NOT` and parentheses; terms side by side must all match, as the ArcGIS API
+// for Python means when it appends `accountid:<organization>` to a query. `id`, `owner`, `access`, `orgid`
+// and `accountid` match the whole value, ignoring case; the other fields match words (`title:roads`,
+// `type:"web map"`, which `Web Mapping Application` does not match), a word ending in `*` any word it
+// starts. An empty `q` matches every item the caller may see.
+//
+// Who sees what: a `public` item anyone, anonymous callers included; an `org` item the users of its owner's
+// organization; a `private` item its owner and, in its organization, an `org_admin` or a holder of
+// `portal:admin:viewItems`.
+//
+// `sortField` is `title`, `owner`, `type`, `created` or `modified` (others, such as `avgRating`, leave the
+// creation order); `sortOrder` `asc` (the default) or `desc`. Paging as the other lists: `num` from 0 to 100,
+// `nextStart` -1 on the last page.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+// ArcGIS API for Python sends it.
+//
+// Corresponds with GET /search (the `SearchItems` operationId).
+func (c *Client) SearchItems(ctx context.Context, params *SearchItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchItemsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewGetRootRequest constructs an http.Request for the GetRoot method
 func NewGetRootRequest(server string, params *GetRootParams) (*http.Request, error) {
 	var err error
@@ -1762,6 +1892,181 @@ func NewGetRootRequest(server string, params *GetRootParams) (*http.Request, err
 	}
 
 	operationPath := fmt.Sprintf("/")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.F != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "f", *params.F, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSearchGroupsRequest constructs an http.Request for the SearchGroups method
+func NewSearchGroupsRequest(server string, params *SearchGroupsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/community/groups")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SortField != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sortField", *params.SortField, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SortOrder != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sortOrder", *params.SortOrder, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Start != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", *params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Num != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "num", *params.Num, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.F != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "f", *params.F, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetGroupRequest constructs an http.Request for the GetGroup method
+func NewGetGroupRequest(server string, groupId string, params *GetGroupParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "groupId", groupId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/community/groups/%s", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -3573,6 +3878,120 @@ func NewListMembersRequest(server string, portalId PortalId, params *ListMembers
 	return req, nil
 }
 
+// NewSearchItemsRequest constructs an http.Request for the SearchItems method
+func NewSearchItemsRequest(server string, params *SearchItemsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/search")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SortField != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sortField", *params.SortField, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SortOrder != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sortOrder", *params.SortOrder, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Start != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "start", *params.Start, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Num != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "num", *params.Num, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.F != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "f", *params.F, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -3631,6 +4050,36 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET / (the `GetRoot` operationId).
 	GetRootWithResponse(ctx context.Context, params *GetRootParams, reqEditors ...RequestEditorFn) (*GetRootResponse, error)
+
+	// SearchGroupsWithResponse Search groups
+	//
+	// The groups matching `q` that the caller may see, sorted and paged; `q` as `searchItems` reads it, with the
+	// fields `id`, `title`, `owner`, `tags`, `description`, `access`, `orgid` and `accountid`.
+	//
+	// Who sees what: a `public` group anyone, anonymous callers included; an `org` group the users of its
+	// organization; a `private` group its members and the `org_admin`s of its organization. Each group carries
+	// `userMembership`, the caller's (`memberType` `none` when not a member).
+	//
+	// `sortField` and `sortOrder` as `searchItems` reads them. Also answered to a POST with these parameters as a
+	// form body (`application/x-www-form-urlencoded`), as the ArcGIS API for Python sends it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /community/groups (the `SearchGroups` operationId).
+	SearchGroupsWithResponse(ctx context.Context, params *SearchGroupsParams, reqEditors ...RequestEditorFn) (*SearchGroupsResponse, error)
+
+	// GetGroupWithResponse Read a group
+	//
+	// A group the caller may see (as `searchGroups` decides), with the caller's `userMembership`. A group the
+	// caller may not see is answered as one that does not exist.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+	// ArcGIS API for Python sends it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /community/groups/{groupId} (the `GetGroup` operationId).
+	GetGroupWithResponse(ctx context.Context, groupId string, params *GetGroupParams, reqEditors ...RequestEditorFn) (*GetGroupResponse, error)
 
 	// GetSelfWithResponse Read the signed-in user
 	//
@@ -4245,6 +4694,32 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /portals/{portalId}/users (the `ListMembers` operationId).
 	ListMembersWithResponse(ctx context.Context, portalId PortalId, params *ListMembersParams, reqEditors ...RequestEditorFn) (*ListMembersResponse, error)
+
+	// SearchItemsWithResponse Search items
+	//
+	// The items matching `q` that the caller may see, sorted and paged. `q` takes terms, `field:value` and
+	// `field:"a phrase"` (fields `id`, `owner`, `title`, `type`, `tags`, `description`, `access`, `orgid`,
+	// `accountid`), `AND`, `OR`, `NOT` and parentheses; terms side by side must all match, as the ArcGIS API
+	// for Python means when it appends `accountid:<organization>` to a query. `id`, `owner`, `access`, `orgid`
+	// and `accountid` match the whole value, ignoring case; the other fields match words (`title:roads`,
+	// `type:"web map"`, which `Web Mapping Application` does not match), a word ending in `*` any word it
+	// starts. An empty `q` matches every item the caller may see.
+	//
+	// Who sees what: a `public` item anyone, anonymous callers included; an `org` item the users of its owner's
+	// organization; a `private` item its owner and, in its organization, an `org_admin` or a holder of
+	// `portal:admin:viewItems`.
+	//
+	// `sortField` is `title`, `owner`, `type`, `created` or `modified` (others, such as `avgRating`, leave the
+	// creation order); `sortOrder` `asc` (the default) or `desc`. Paging as the other lists: `num` from 0 to 100,
+	// `nextStart` -1 on the last page.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+	// ArcGIS API for Python sends it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /search (the `SearchItems` operationId).
+	SearchItemsWithResponse(ctx context.Context, params *SearchItemsParams, reqEditors ...RequestEditorFn) (*SearchItemsResponse, error)
 }
 
 type GetRootResponse struct {
@@ -4296,6 +4771,116 @@ func (r GetRootResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetRootResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SearchGroupsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GroupSearchResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchGroupsResponse) GetJSON200() *GroupSearchResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SearchGroupsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SearchGroupsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchGroupsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchGroupsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchGroupsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchGroupsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetGroupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GroupResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetGroupResponse) GetJSON200() *GroupResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetGroupResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetGroupResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r GetGroupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetGroupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetGroupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetGroupResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5883,6 +6468,61 @@ func (r ListMembersResponse) ContentType() string {
 	return ""
 }
 
+type SearchItemsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ItemSearchResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchItemsResponse) GetJSON200() *ItemSearchResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SearchItemsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SearchItemsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchItemsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchItemsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchItemsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchItemsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetRootWithResponse The REST API's version
 //
 // The version of the portal's REST API, `currentVersion`, which is not the product's version: each release
@@ -5902,6 +6542,48 @@ func (c *ClientWithResponses) GetRootWithResponse(ctx context.Context, params *G
 		return nil, err
 	}
 	return ParseGetRootResponse(rsp)
+}
+
+// SearchGroupsWithResponse Search groups
+//
+// The groups matching `q` that the caller may see, sorted and paged; `q` as `searchItems` reads it, with the
+// fields `id`, `title`, `owner`, `tags`, `description`, `access`, `orgid` and `accountid`.
+//
+// Who sees what: a `public` group anyone, anonymous callers included; an `org` group the users of its
+// organization; a `private` group its members and the `org_admin`s of its organization. Each group carries
+// `userMembership`, the caller's (`memberType` `none` when not a member).
+//
+// `sortField` and `sortOrder` as `searchItems` reads them. Also answered to a POST with these parameters as a
+// form body (`application/x-www-form-urlencoded`), as the ArcGIS API for Python sends it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /community/groups (the `SearchGroups` operationId).
+func (c *ClientWithResponses) SearchGroupsWithResponse(ctx context.Context, params *SearchGroupsParams, reqEditors ...RequestEditorFn) (*SearchGroupsResponse, error) {
+	rsp, err := c.SearchGroups(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchGroupsResponse(rsp)
+}
+
+// GetGroupWithResponse Read a group
+//
+// A group the caller may see (as `searchGroups` decides), with the caller's `userMembership`. A group the
+// caller may not see is answered as one that does not exist.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+// ArcGIS API for Python sends it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /community/groups/{groupId} (the `GetGroup` operationId).
+func (c *ClientWithResponses) GetGroupWithResponse(ctx context.Context, groupId string, params *GetGroupParams, reqEditors ...RequestEditorFn) (*GetGroupResponse, error) {
+	rsp, err := c.GetGroup(ctx, groupId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetGroupResponse(rsp)
 }
 
 // GetSelfWithResponse Read the signed-in user
@@ -6788,6 +7470,38 @@ func (c *ClientWithResponses) ListMembersWithResponse(ctx context.Context, porta
 	return ParseListMembersResponse(rsp)
 }
 
+// SearchItemsWithResponse Search items
+//
+// The items matching `q` that the caller may see, sorted and paged. `q` takes terms, `field:value` and
+// `field:"a phrase"` (fields `id`, `owner`, `title`, `type`, `tags`, `description`, `access`, `orgid`,
+// `accountid`), `AND`, `OR`, `NOT` and parentheses; terms side by side must all match, as the ArcGIS API
+// for Python means when it appends `accountid:<organization>` to a query. `id`, `owner`, `access`, `orgid`
+// and `accountid` match the whole value, ignoring case; the other fields match words (`title:roads`,
+// `type:"web map"`, which `Web Mapping Application` does not match), a word ending in `*` any word it
+// starts. An empty `q` matches every item the caller may see.
+//
+// Who sees what: a `public` item anyone, anonymous callers included; an `org` item the users of its owner's
+// organization; a `private` item its owner and, in its organization, an `org_admin` or a holder of
+// `portal:admin:viewItems`.
+//
+// `sortField` is `title`, `owner`, `type`, `created` or `modified` (others, such as `avgRating`, leave the
+// creation order); `sortOrder` `asc` (the default) or `desc`. Paging as the other lists: `num` from 0 to 100,
+// `nextStart` -1 on the last page.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+// ArcGIS API for Python sends it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /search (the `SearchItems` operationId).
+func (c *ClientWithResponses) SearchItemsWithResponse(ctx context.Context, params *SearchItemsParams, reqEditors ...RequestEditorFn) (*SearchItemsResponse, error) {
+	rsp, err := c.SearchItems(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchItemsResponse(rsp)
+}
+
 // ParseGetRootResponse parses an HTTP response from a GetRootWithResponse call
 func ParseGetRootResponse(rsp *http.Response) (*GetRootResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6804,6 +7518,86 @@ func ParseGetRootResponse(rsp *http.Response) (*GetRootResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest RootResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSearchGroupsResponse parses an HTTP response from a SearchGroupsWithResponse call
+func ParseSearchGroupsResponse(rsp *http.Response) (*SearchGroupsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchGroupsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GroupSearchResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetGroupResponse parses an HTTP response from a GetGroupWithResponse call
+func ParseGetGroupResponse(rsp *http.Response) (*GetGroupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetGroupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GroupResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -7959,6 +8753,46 @@ func ParseListMembersResponse(rsp *http.Response) (*ListMembersResponse, error) 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest MemberListResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSearchItemsResponse parses an HTTP response from a SearchItemsWithResponse call
+func ParseSearchItemsResponse(rsp *http.Response) (*SearchItemsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchItemsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ItemSearchResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

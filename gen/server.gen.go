@@ -20,6 +20,12 @@ type ServerInterface interface {
 	// GetRoot The REST API's version
 	// (GET /)
 	GetRoot(ctx echo.Context, params GetRootParams) error
+	// SearchGroups Search groups
+	// (GET /community/groups)
+	SearchGroups(ctx echo.Context, params SearchGroupsParams) error
+	// GetGroup Read a group
+	// (GET /community/groups/{groupId})
+	GetGroup(ctx echo.Context, groupId string, params GetGroupParams) error
 	// GetSelf Read the signed-in user
 	// (GET /community/self)
 	GetSelf(ctx echo.Context, params GetSelfParams) error
@@ -107,6 +113,9 @@ type ServerInterface interface {
 	// ListMembers List members, filtered by category
 	// (GET /portals/{portalId}/users)
 	ListMembers(ctx echo.Context, portalId PortalId, params ListMembersParams) error
+	// SearchItems Search items
+	// (GET /search)
+	SearchItems(ctx echo.Context, params SearchItemsParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -129,6 +138,84 @@ func (w *ServerInterfaceWrapper) GetRoot(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetRoot(ctx, params)
+	return err
+}
+
+// SearchGroups converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchGroups(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchGroupsParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "sortField" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sortField", ctx.QueryParams(), &params.SortField, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sortField: %s", err))
+	}
+
+	// ------------- Optional query parameter "sortOrder" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sortOrder", ctx.QueryParams(), &params.SortOrder, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sortOrder: %s", err))
+	}
+
+	// ------------- Optional query parameter "start" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "start", ctx.QueryParams(), &params.Start, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter start: %s", err))
+	}
+
+	// ------------- Optional query parameter "num" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "num", ctx.QueryParams(), &params.Num, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter num: %s", err))
+	}
+
+	// ------------- Optional query parameter "f" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "f", ctx.QueryParams(), &params.F, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter f: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchGroups(ctx, params)
+	return err
+}
+
+// GetGroup converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGroup(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "groupId" -------------
+	var groupId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "groupId", ctx.Param("groupId"), &groupId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter groupId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetGroupParams
+	// ------------- Optional query parameter "f" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "f", ctx.QueryParams(), &params.F, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter f: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGroup(ctx, groupId, params)
 	return err
 }
 
@@ -852,6 +939,59 @@ func (w *ServerInterfaceWrapper) ListMembers(ctx echo.Context) error {
 	return err
 }
 
+// SearchItems converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchItems(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchItemsParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "sortField" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sortField", ctx.QueryParams(), &params.SortField, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sortField: %s", err))
+	}
+
+	// ------------- Optional query parameter "sortOrder" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sortOrder", ctx.QueryParams(), &params.SortOrder, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sortOrder: %s", err))
+	}
+
+	// ------------- Optional query parameter "start" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "start", ctx.QueryParams(), &params.Start, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter start: %s", err))
+	}
+
+	// ------------- Optional query parameter "num" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "num", ctx.QueryParams(), &params.Num, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter num: %s", err))
+	}
+
+	// ------------- Optional query parameter "f" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "f", ctx.QueryParams(), &params.F, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter f: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchItems(ctx, params)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -922,6 +1062,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/portals/:portalId", wrapper.GetPortal, options.OperationMiddlewares["getPortal"]...)
 	router.GET(options.BaseURL+"/portals/:portalId/roles", wrapper.ListRoles, options.OperationMiddlewares["listRoles"]...)
 	router.GET(options.BaseURL+"/community/self", wrapper.GetSelf, options.OperationMiddlewares["getSelf"]...)
+	router.GET(options.BaseURL+"/search", wrapper.SearchItems, options.OperationMiddlewares["searchItems"]...)
+	router.GET(options.BaseURL+"/community/groups", wrapper.SearchGroups, options.OperationMiddlewares["searchGroups"]...)
+	router.GET(options.BaseURL+"/community/groups/:groupId", wrapper.GetGroup, options.OperationMiddlewares["getGroup"]...)
 	router.POST(options.BaseURL+"/content/users/:userName/items/:itemId/move", wrapper.MoveItem, options.OperationMiddlewares["moveItem"]...)
 	router.POST(options.BaseURL+"/content/users/:userName/:folderId/items/:itemId/move", wrapper.MoveItemFromFolder, options.OperationMiddlewares["moveItemFromFolder"]...)
 	router.GET(options.BaseURL+"/oauth2/authorize", wrapper.OauthAuthorize, options.OperationMiddlewares["oauthAuthorize"]...)
@@ -975,6 +1118,107 @@ func (response GetRoot404JSONResponse) VisitGetRootResponse(w http.ResponseWrite
 type GetRoot413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response GetRoot413JSONResponse) VisitGetRootResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchGroupsRequestObject struct {
+	Params SearchGroupsParams
+}
+
+type SearchGroupsResponseObject interface {
+	VisitSearchGroupsResponse(w http.ResponseWriter) error
+}
+
+type SearchGroups200JSONResponse GroupSearchResponse
+
+func (response SearchGroups200JSONResponse) VisitSearchGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchGroups404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SearchGroups404JSONResponse) VisitSearchGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchGroups413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SearchGroups413JSONResponse) VisitSearchGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGroupRequestObject struct {
+	GroupId string `json:"groupId"`
+	Params  GetGroupParams
+}
+
+type GetGroupResponseObject interface {
+	VisitGetGroupResponse(w http.ResponseWriter) error
+}
+
+type GetGroup200JSONResponse GroupResponse
+
+func (response GetGroup200JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGroup404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGroup404JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGroup413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetGroup413JSONResponse) VisitGetGroupResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -2565,11 +2809,67 @@ func (response ListMembers413JSONResponse) VisitListMembersResponse(w http.Respo
 	return err
 }
 
+type SearchItemsRequestObject struct {
+	Params SearchItemsParams
+}
+
+type SearchItemsResponseObject interface {
+	VisitSearchItemsResponse(w http.ResponseWriter) error
+}
+
+type SearchItems200JSONResponse ItemSearchResponse
+
+func (response SearchItems200JSONResponse) VisitSearchItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SearchItems404JSONResponse) VisitSearchItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchItems413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SearchItems413JSONResponse) VisitSearchItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetRoot The REST API's version
 	// (GET /)
 	GetRoot(ctx context.Context, request GetRootRequestObject) (GetRootResponseObject, error)
+	// SearchGroups Search groups
+	// (GET /community/groups)
+	SearchGroups(ctx context.Context, request SearchGroupsRequestObject) (SearchGroupsResponseObject, error)
+	// GetGroup Read a group
+	// (GET /community/groups/{groupId})
+	GetGroup(ctx context.Context, request GetGroupRequestObject) (GetGroupResponseObject, error)
 	// GetSelf Read the signed-in user
 	// (GET /community/self)
 	GetSelf(ctx context.Context, request GetSelfRequestObject) (GetSelfResponseObject, error)
@@ -2657,6 +2957,9 @@ type StrictServerInterface interface {
 	// ListMembers List members, filtered by category
 	// (GET /portals/{portalId}/users)
 	ListMembers(ctx context.Context, request ListMembersRequestObject) (ListMembersResponseObject, error)
+	// SearchItems Search items
+	// (GET /search)
+	SearchItems(ctx context.Context, request SearchItemsRequestObject) (SearchItemsResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -2690,6 +2993,57 @@ func (sh *strictHandler) GetRoot(ctx echo.Context, params GetRootParams) error {
 		return err
 	} else if validResponse, ok := response.(GetRootResponseObject); ok {
 		return validResponse.VisitGetRootResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SearchGroups operation middleware
+func (sh *strictHandler) SearchGroups(ctx echo.Context, params SearchGroupsParams) error {
+	var request SearchGroupsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SearchGroups(ctx.Request().Context(), request.(SearchGroupsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SearchGroups")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SearchGroupsResponseObject); ok {
+		return validResponse.VisitSearchGroupsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGroup operation middleware
+func (sh *strictHandler) GetGroup(ctx echo.Context, groupId string, params GetGroupParams) error {
+	var request GetGroupRequestObject
+
+	request.GroupId = groupId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGroup(ctx.Request().Context(), request.(GetGroupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGroup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGroupResponseObject); ok {
+		return validResponse.VisitGetGroupResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -3582,6 +3936,31 @@ func (sh *strictHandler) ListMembers(ctx echo.Context, portalId PortalId, params
 		return err
 	} else if validResponse, ok := response.(ListMembersResponseObject); ok {
 		return validResponse.VisitListMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SearchItems operation middleware
+func (sh *strictHandler) SearchItems(ctx echo.Context, params SearchItemsParams) error {
+	var request SearchItemsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SearchItems(ctx.Request().Context(), request.(SearchItemsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SearchItems")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SearchItemsResponseObject); ok {
+		return validResponse.VisitSearchItemsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

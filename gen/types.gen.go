@@ -86,6 +86,72 @@ func (e GenerateTokenFormClient) Valid() bool {
 	}
 }
 
+// Defines values for GroupAccess.
+const (
+	GroupAccessOrg     GroupAccess = "org"
+	GroupAccessPrivate GroupAccess = "private"
+	GroupAccessPublic  GroupAccess = "public"
+)
+
+// Valid indicates whether the value is a known member of the GroupAccess enum.
+func (e GroupAccess) Valid() bool {
+	switch e {
+	case GroupAccessOrg:
+		return true
+	case GroupAccessPrivate:
+		return true
+	case GroupAccessPublic:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GroupMembershipMemberType.
+const (
+	GroupMembershipMemberTypeAdmin  GroupMembershipMemberType = "admin"
+	GroupMembershipMemberTypeMember GroupMembershipMemberType = "member"
+	GroupMembershipMemberTypeNone   GroupMembershipMemberType = "none"
+	GroupMembershipMemberTypeOwner  GroupMembershipMemberType = "owner"
+)
+
+// Valid indicates whether the value is a known member of the GroupMembershipMemberType enum.
+func (e GroupMembershipMemberType) Valid() bool {
+	switch e {
+	case GroupMembershipMemberTypeAdmin:
+		return true
+	case GroupMembershipMemberTypeMember:
+		return true
+	case GroupMembershipMemberTypeNone:
+		return true
+	case GroupMembershipMemberTypeOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GroupResponseAccess.
+const (
+	GroupResponseAccessOrg     GroupResponseAccess = "org"
+	GroupResponseAccessPrivate GroupResponseAccess = "private"
+	GroupResponseAccessPublic  GroupResponseAccess = "public"
+)
+
+// Valid indicates whether the value is a known member of the GroupResponseAccess enum.
+func (e GroupResponseAccess) Valid() bool {
+	switch e {
+	case GroupResponseAccessOrg:
+		return true
+	case GroupResponseAccessPrivate:
+		return true
+	case GroupResponseAccessPublic:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RevokeTokenFormTokenTypeHint.
 const (
 	RevokeTokenFormTokenTypeHintAccessToken  RevokeTokenFormTokenTypeHint = "access_token"
@@ -98,6 +164,27 @@ func (e RevokeTokenFormTokenTypeHint) Valid() bool {
 	case RevokeTokenFormTokenTypeHintAccessToken:
 		return true
 	case RevokeTokenFormTokenTypeHintRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchItemAccess.
+const (
+	SearchItemAccessOrg     SearchItemAccess = "org"
+	SearchItemAccessPrivate SearchItemAccess = "private"
+	SearchItemAccessPublic  SearchItemAccess = "public"
+)
+
+// Valid indicates whether the value is a known member of the SearchItemAccess enum.
+func (e SearchItemAccess) Valid() bool {
+	switch e {
+	case SearchItemAccessOrg:
+		return true
+	case SearchItemAccessPrivate:
+		return true
+	case SearchItemAccessPublic:
 		return true
 	default:
 		return false
@@ -122,6 +209,42 @@ func (e TokenFormGrantType) Valid() bool {
 	case TokenFormGrantTypeExchangeRefreshToken:
 		return true
 	case TokenFormGrantTypeRefreshToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SortOrder.
+const (
+	SortOrderAsc  SortOrder = "asc"
+	SortOrderDesc SortOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the SortOrder enum.
+func (e SortOrder) Valid() bool {
+	switch e {
+	case SortOrderAsc:
+		return true
+	case SortOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchGroupsParamsSortOrder.
+const (
+	SearchGroupsParamsSortOrderAsc  SearchGroupsParamsSortOrder = "asc"
+	SearchGroupsParamsSortOrderDesc SearchGroupsParamsSortOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the SearchGroupsParamsSortOrder enum.
+func (e SearchGroupsParamsSortOrder) Valid() bool {
+	switch e {
+	case SearchGroupsParamsSortOrderAsc:
+		return true
+	case SearchGroupsParamsSortOrderDesc:
 		return true
 	default:
 		return false
@@ -197,6 +320,24 @@ func (e OauthAuthorizeParamsDisplay) Valid() bool {
 	case Iframe:
 		return true
 	case Win8:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchItemsParamsSortOrder.
+const (
+	SearchItemsParamsSortOrderAsc  SearchItemsParamsSortOrder = "asc"
+	SearchItemsParamsSortOrderDesc SearchItemsParamsSortOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the SearchItemsParamsSortOrder enum.
+func (e SearchItemsParamsSortOrder) Valid() bool {
+	switch e {
+	case SearchItemsParamsSortOrderAsc:
+		return true
+	case SearchItemsParamsSortOrderDesc:
 		return true
 	default:
 		return false
@@ -357,6 +498,87 @@ type GenerateTokenForm struct {
 // GenerateTokenFormClient defines model for GenerateTokenForm.Client.
 type GenerateTokenFormClient string
 
+// Group A group as the group resource describes it; a real portal answers more properties, which clients may ignore.
+type Group struct {
+	Access           GroupAccess `json:"access"`
+	Created          int64       `json:"created"`
+	Description      *string     `json:"description,omitempty"`
+	Id               string      `json:"id"`
+	IsInvitationOnly *bool       `json:"isInvitationOnly,omitempty"`
+	IsViewOnly       *bool       `json:"isViewOnly,omitempty"`
+	Modified         int64       `json:"modified"`
+	OrgId            string      `json:"orgId"`
+	Owner            string      `json:"owner"`
+	Protected        *bool       `json:"protected,omitempty"`
+	Snippet          *string     `json:"snippet"`
+
+	// SortField How the group's items are sorted.
+	SortField    *string   `json:"sortField,omitempty"`
+	SortOrder    *string   `json:"sortOrder,omitempty"`
+	Tags         *[]string `json:"tags,omitempty"`
+	Thumbnail    *string   `json:"thumbnail"`
+	Title        string    `json:"title"`
+	TypeKeywords *[]string `json:"typeKeywords,omitempty"`
+
+	// UserMembership A user's membership of the group (the caller's; in a user document, that user's).
+	UserMembership GroupMembership `json:"userMembership"`
+}
+
+// GroupAccess defines model for Group.Access.
+type GroupAccess string
+
+// GroupMembership A user's membership of the group (the caller's; in a user document, that user's).
+type GroupMembership struct {
+	MemberType GroupMembershipMemberType `json:"memberType"`
+	Username   *string                   `json:"username,omitempty"`
+}
+
+// GroupMembershipMemberType defines model for GroupMembership.MemberType.
+type GroupMembershipMemberType string
+
+// GroupResponse A group, or the error envelope.
+type GroupResponse struct {
+	Access           *GroupResponseAccess `json:"access,omitempty"`
+	Created          *int64               `json:"created,omitempty"`
+	Description      *string              `json:"description,omitempty"`
+	Error            *ErrorBody           `json:"error,omitempty"`
+	Id               *string              `json:"id,omitempty"`
+	IsInvitationOnly *bool                `json:"isInvitationOnly,omitempty"`
+	IsViewOnly       *bool                `json:"isViewOnly,omitempty"`
+	Modified         *int64               `json:"modified,omitempty"`
+	OrgId            *string              `json:"orgId,omitempty"`
+	Owner            *string              `json:"owner,omitempty"`
+	Protected        *bool                `json:"protected,omitempty"`
+	Snippet          *string              `json:"snippet,omitempty"`
+	SortField        *string              `json:"sortField,omitempty"`
+	SortOrder        *string              `json:"sortOrder,omitempty"`
+	Tags             *[]string            `json:"tags,omitempty"`
+	Thumbnail        *string              `json:"thumbnail,omitempty"`
+	Title            *string              `json:"title,omitempty"`
+	TypeKeywords     *[]string            `json:"typeKeywords,omitempty"`
+
+	// UserMembership A user's membership of the group (the caller's; in a user document, that user's).
+	UserMembership *GroupMembership `json:"userMembership,omitempty"`
+}
+
+// GroupResponseAccess defines model for GroupResponse.Access.
+type GroupResponseAccess string
+
+// GroupSearchResponse defines model for GroupSearchResponse.
+type GroupSearchResponse struct {
+	Error *ErrorBody `json:"error,omitempty"`
+
+	// NextStart Start of the next page; -1 on the last page.
+	NextStart *int32 `json:"nextStart,omitempty"`
+	Num       *int32 `json:"num,omitempty"`
+
+	// Query The query, as given.
+	Query   *string  `json:"query,omitempty"`
+	Results *[]Group `json:"results,omitempty"`
+	Start   *int32   `json:"start,omitempty"`
+	Total   *int32   `json:"total,omitempty"`
+}
+
 // HTTPURL An absolute http or https URL.
 type HTTPURL = string
 
@@ -449,6 +671,21 @@ type ItemResultsResponse struct {
 	Results *[]ItemResult `json:"results,omitempty"`
 }
 
+// ItemSearchResponse defines model for ItemSearchResponse.
+type ItemSearchResponse struct {
+	Error *ErrorBody `json:"error,omitempty"`
+
+	// NextStart Start of the next page; -1 on the last page.
+	NextStart *int32 `json:"nextStart,omitempty"`
+	Num       *int32 `json:"num,omitempty"`
+
+	// Query The query, as given.
+	Query   *string       `json:"query,omitempty"`
+	Results *[]SearchItem `json:"results,omitempty"`
+	Start   *int32        `json:"start,omitempty"`
+	Total   *int32        `json:"total,omitempty"`
+}
+
 // Member defines model for Member.
 type Member struct {
 	Categories []string `json:"categories"`
@@ -495,19 +732,37 @@ type MemberListResponse struct {
 
 // MemberResponse A member as the user resource describes it, or the error envelope.
 type MemberResponse struct {
+	// Access Who may see the user's profile (`org` here).
+	Access     *string   `json:"access,omitempty"`
 	Categories *[]string `json:"categories,omitempty"`
 
 	// Created Creation time, milliseconds since the epoch.
-	Created  *int64     `json:"created,omitempty"`
-	Error    *ErrorBody `json:"error,omitempty"`
-	FullName *string    `json:"fullName,omitempty"`
+	Created     *int64  `json:"created,omitempty"`
+	Culture     *string `json:"culture,omitempty"`
+	Description *string `json:"description,omitempty"`
+
+	// Email Shown to the user and to the administrators of its organization only.
+	Email     *string    `json:"email,omitempty"`
+	Error     *ErrorBody `json:"error,omitempty"`
+	FirstName *string    `json:"firstName,omitempty"`
+	FullName  *string    `json:"fullName,omitempty"`
+
+	// Groups The user's groups the reader may see (all of them for the user and for the administrators of its
+	// organization; for another member, those `searchGroups` shows it), each with the user's membership.
+	Groups *[]Group `json:"groups,omitempty"`
 
 	// Id The user's id, stable for the user's life.
-	Id    *string `json:"id,omitempty"`
-	OrgId *string `json:"orgId,omitempty"`
+	Id       *string `json:"id,omitempty"`
+	LastName *string `json:"lastName,omitempty"`
+	Modified *int64  `json:"modified,omitempty"`
+	OrgId    *string `json:"orgId,omitempty"`
 
 	// Privileges The privileges the member's role grants.
 	Privileges *[]string `json:"privileges,omitempty"`
+
+	// Provider Where the user signs in (`arcgis`, the portal's built-in identity store).
+	Provider *string `json:"provider,omitempty"`
+	Region   *string `json:"region,omitempty"`
 
 	// Role `org_admin`, `org_publisher` or `org_user`. A member holding a custom role (`roleId`) is reported
 	// with the built-in role its privileges amount to, as the portal does: `org_admin` when it grants an
@@ -516,7 +771,12 @@ type MemberResponse struct {
 	Role *string `json:"role,omitempty"`
 
 	// RoleId The custom role's id, for a member holding a custom role (listRoles); absent otherwise.
-	RoleId   *string `json:"roleId,omitempty"`
+	RoleId    *string   `json:"roleId,omitempty"`
+	Tags      *[]string `json:"tags,omitempty"`
+	Thumbnail *string   `json:"thumbnail"`
+
+	// Units `english` or `metric`.
+	Units    *string `json:"units,omitempty"`
 	Username *string `json:"username,omitempty"`
 }
 
@@ -673,27 +933,46 @@ type PortalResponse struct {
 	// AllSSL Whether the portal is used over HTTPS only.
 	AllSSL *bool `json:"allSSL,omitempty"`
 
+	// AllowedRedirectUris Redirect URIs the organization allows for its applications beyond their own; none.
+	AllowedRedirectUris *[]string `json:"allowedRedirectUris,omitempty"`
+
 	// AppInfo The application whose token (`client_credentials`) made the request.
 	AppInfo *struct {
-		AppId      *string   `json:"appId,omitempty"`
+		AppId *string `json:"appId,omitempty"`
+
+		// AppOwner The user answered as the application's owner (the organization's first `org_admin` by name).
+		AppOwner   *string   `json:"appOwner,omitempty"`
 		OrgId      *string   `json:"orgId,omitempty"`
 		Privileges *[]string `json:"privileges,omitempty"`
 	} `json:"appInfo,omitempty"`
+
+	// AuthorizedCrossOriginDomains The origins allowed to call the portal; empty allows every origin, as here.
+	AuthorizedCrossOriginDomains *[]string `json:"authorizedCrossOriginDomains,omitempty"`
 
 	// CurrentVersion The REST API's version, as getRoot answers it.
 	CurrentVersion *string `json:"currentVersion,omitempty"`
 
 	// CustomBaseUrl The domain of the organization's hosted address (hosted deployment only).
-	CustomBaseUrl *string    `json:"customBaseUrl,omitempty"`
-	Error         *ErrorBody `json:"error,omitempty"`
+	CustomBaseUrl *string `json:"customBaseUrl,omitempty"`
+
+	// DefaultExtent The extent new maps open at (Web Mercator).
+	DefaultExtent *map[string]interface{} `json:"defaultExtent,omitempty"`
+	Error         *ErrorBody              `json:"error,omitempty"`
 
 	// HasMemberCategorySchema Whether the organization has a member category schema; shown to its members.
-	HasMemberCategorySchema *bool   `json:"hasMemberCategorySchema,omitempty"`
-	Id                      *string `json:"id,omitempty"`
+	HasMemberCategorySchema *bool `json:"hasMemberCategorySchema,omitempty"`
+
+	// HelperServices The utility services clients use (geocoding, geometry, printing, routing, elevation): the
+	// documented hosted defaults, as a portal without services of its own configured answers them.
+	HelperServices *map[string]interface{} `json:"helperServices,omitempty"`
+	Id             *string                 `json:"id,omitempty"`
 
 	// IsPortal Whether the portal is self-hosted.
-	IsPortal *bool   `json:"isPortal,omitempty"`
-	Name     *string `json:"name,omitempty"`
+	IsPortal *bool `json:"isPortal,omitempty"`
+
+	// MaxTokenExpirationMinutes The longest expiration `generateToken` grants, in minutes.
+	MaxTokenExpirationMinutes *int32  `json:"maxTokenExpirationMinutes,omitempty"`
+	Name                      *string `json:"name,omitempty"`
 
 	// PortalHostname The host (and context) of the portal, such as `portal.example.org/portal`.
 	PortalHostname *string `json:"portalHostname,omitempty"`
@@ -753,6 +1032,29 @@ type RootResponse struct {
 	EnterpriseVersion *string    `json:"enterpriseVersion,omitempty"`
 	Error             *ErrorBody `json:"error,omitempty"`
 }
+
+// SearchItem An item as a search finds it; a real portal answers more properties, which clients may ignore.
+type SearchItem struct {
+	// Access Who may find the item.
+	Access      SearchItemAccess `json:"access"`
+	Created     int64            `json:"created"`
+	Description *string          `json:"description,omitempty"`
+	Id          string           `json:"id"`
+	Modified    int64            `json:"modified"`
+
+	// OrgId The owner's organization.
+	OrgId        string    `json:"orgId"`
+	Owner        string    `json:"owner"`
+	Snippet      *string   `json:"snippet"`
+	Tags         *[]string `json:"tags,omitempty"`
+	Thumbnail    *string   `json:"thumbnail"`
+	Title        string    `json:"title"`
+	Type         string    `json:"type"`
+	TypeKeywords *[]string `json:"typeKeywords,omitempty"`
+}
+
+// SearchItemAccess Who may find the item.
+type SearchItemAccess string
 
 // SettingsResponse defines model for SettingsResponse.
 type SettingsResponse struct {
@@ -883,18 +1185,36 @@ type UpdateSettingsForm struct {
 
 // User A member as the user resource describes it.
 type User struct {
+	// Access Who may see the user's profile (`org` here).
+	Access     *string  `json:"access,omitempty"`
 	Categories []string `json:"categories"`
 
 	// Created Creation time, milliseconds since the epoch.
-	Created  int64   `json:"created"`
-	FullName *string `json:"fullName,omitempty"`
+	Created     int64   `json:"created"`
+	Culture     *string `json:"culture,omitempty"`
+	Description *string `json:"description,omitempty"`
+
+	// Email Shown to the user and to the administrators of its organization only.
+	Email     *string `json:"email,omitempty"`
+	FirstName *string `json:"firstName,omitempty"`
+	FullName  *string `json:"fullName,omitempty"`
+
+	// Groups The user's groups the reader may see (all of them for the user and for the administrators of its
+	// organization; for another member, those `searchGroups` shows it), each with the user's membership.
+	Groups *[]Group `json:"groups,omitempty"`
 
 	// Id The user's id, stable for the user's life.
-	Id    string `json:"id"`
-	OrgId string `json:"orgId"`
+	Id       string  `json:"id"`
+	LastName *string `json:"lastName,omitempty"`
+	Modified *int64  `json:"modified,omitempty"`
+	OrgId    string  `json:"orgId"`
 
 	// Privileges The privileges the member's role grants.
 	Privileges []string `json:"privileges"`
+
+	// Provider Where the user signs in (`arcgis`, the portal's built-in identity store).
+	Provider *string `json:"provider,omitempty"`
+	Region   *string `json:"region,omitempty"`
 
 	// Role `org_admin`, `org_publisher` or `org_user`. A member holding a custom role (`roleId`) is reported
 	// with the built-in role its privileges amount to, as the portal does: `org_admin` when it grants an
@@ -903,7 +1223,12 @@ type User struct {
 	Role string `json:"role"`
 
 	// RoleId The custom role's id, for a member holding a custom role (listRoles); absent otherwise.
-	RoleId   *string `json:"roleId,omitempty"`
+	RoleId    *string   `json:"roleId,omitempty"`
+	Tags      *[]string `json:"tags,omitempty"`
+	Thumbnail *string   `json:"thumbnail"`
+
+	// Units `english` or `metric`.
+	Units    *string `json:"units,omitempty"`
 	Username string  `json:"username"`
 }
 
@@ -942,6 +1267,12 @@ type Num = int32
 // PortalId defines model for PortalId.
 type PortalId = string
 
+// SortField defines model for SortField.
+type SortField = string
+
+// SortOrder defines model for SortOrder.
+type SortOrder string
+
 // Start defines model for Start.
 type Start = int32
 
@@ -956,6 +1287,36 @@ type PayloadTooLarge = ErrorResponse
 
 // GetRootParams defines parameters for GetRoot.
 type GetRootParams struct {
+	// F Response format.
+	F *F `form:"f,omitempty" json:"f,omitempty"`
+}
+
+// SearchGroupsParams defines parameters for SearchGroups.
+type SearchGroupsParams struct {
+	// Q The query; empty or absent matches every group the caller may see.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// SortField The field to sort by: `title`, `owner`, `type`, `created` or `modified`; others (such as `avgRating`, which the ArcGIS API for Python sends) leave the creation order. The first of a comma-separated list is used.
+	SortField *SortField `form:"sortField,omitempty" json:"sortField,omitempty"`
+
+	// SortOrder `asc` (the default) or `desc`.
+	SortOrder *SearchGroupsParamsSortOrder `form:"sortOrder,omitempty" json:"sortOrder,omitempty"`
+
+	// Start 1-based index of the first entry of the page.
+	Start *Start `form:"start,omitempty" json:"start,omitempty"`
+
+	// Num Entries per page; 0 answers only the total, with `nextStart` -1.
+	Num *Num `form:"num,omitempty" json:"num,omitempty"`
+
+	// F Response format.
+	F *F `form:"f,omitempty" json:"f,omitempty"`
+}
+
+// SearchGroupsParamsSortOrder defines parameters for SearchGroups.
+type SearchGroupsParamsSortOrder string
+
+// GetGroupParams defines parameters for GetGroup.
+type GetGroupParams struct {
 	// F Response format.
 	F *F `form:"f,omitempty" json:"f,omitempty"`
 }
@@ -1088,6 +1449,30 @@ type ListMembersParams struct {
 	// F Response format.
 	F *F `form:"f,omitempty" json:"f,omitempty"`
 }
+
+// SearchItemsParams defines parameters for SearchItems.
+type SearchItemsParams struct {
+	// Q The query; empty or absent matches every item the caller may see.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// SortField The field to sort by: `title`, `owner`, `type`, `created` or `modified`; others (such as `avgRating`, which the ArcGIS API for Python sends) leave the creation order. The first of a comma-separated list is used.
+	SortField *SortField `form:"sortField,omitempty" json:"sortField,omitempty"`
+
+	// SortOrder `asc` (the default) or `desc`.
+	SortOrder *SearchItemsParamsSortOrder `form:"sortOrder,omitempty" json:"sortOrder,omitempty"`
+
+	// Start 1-based index of the first entry of the page.
+	Start *Start `form:"start,omitempty" json:"start,omitempty"`
+
+	// Num Entries per page; 0 answers only the total, with `nextStart` -1.
+	Num *Num `form:"num,omitempty" json:"num,omitempty"`
+
+	// F Response format.
+	F *F `form:"f,omitempty" json:"f,omitempty"`
+}
+
+// SearchItemsParamsSortOrder defines parameters for SearchItems.
+type SearchItemsParamsSortOrder string
 
 // UpdateMemberFormdataRequestBody defines body for UpdateMember for application/x-www-form-urlencoded ContentType.
 type UpdateMemberFormdataRequestBody = UpdateMemberForm

@@ -280,7 +280,10 @@ func (s *Service) Member(ctx context.Context, p Principal, username string) (Pro
 		if !p.userOf(u.OrgID) {
 			return clone(ErrForbidden) // an application of the organization is no member
 		}
-		out, err = profile(ctx, tx, u)
+		if out, err = profile(ctx, tx, u); err != nil {
+			return err
+		}
+		out, err = withGroups(ctx, tx, p, out)
 		return err
 	})
 	return out, wrap("read member", err)

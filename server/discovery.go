@@ -16,6 +16,11 @@ type Profile struct {
 	ID         string   // UserID
 	RoleID     string   // the custom role's id; "" for a built-in role
 	Privileges []string // the role's
+	// Groups are the user's groups the reader may see (withGroups); Full
+	// tells that the reader sees the whole document (the user, or an
+	// administrator of its organization): else Email is emptied.
+	Groups []GroupView
+	Full   bool
 }
 
 // PortalView is the portal resource (portals/self, portals/{id}) as one
@@ -33,6 +38,9 @@ type PortalView struct {
 	// made the request.
 	User *Profile
 	App  *App
+	// AppOwner is the user an application's token answers as the
+	// application's owner: the organization's first administrator by name.
+	AppOwner string
 }
 
 // PortalName is the product name the view carries.
@@ -65,6 +73,18 @@ func (s *Service) Portal(ctx context.Context, p Principal, portalID string) (Por
 			return err
 		}
 		out.Organization = org
+		if p.App != nil && p.App.OrgID == org.ID {
+			users, err := tx.Users(ctx, org.ID)
+			if err != nil {
+				return err
+			}
+			for _, u := range users {
+				if u.Role == RoleAdmin {
+					out.AppOwner = u.Username
+					break
+				}
+			}
+		}
 		if !p.userOf(org.ID) {
 			return nil
 		}
@@ -79,6 +99,10 @@ func (s *Service) Portal(ctx context.Context, p Principal, portalID string) (Por
 			return err
 		}
 		prof, err := profile(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		prof, err = withGroups(ctx, tx, p, prof)
 		out.User = &prof
 		return err
 	})
@@ -99,7 +123,10 @@ func (s *Service) Self(ctx context.Context, p Principal) (Profile, error) {
 		if err != nil {
 			return err
 		}
-		out, err = profile(ctx, tx, u)
+		if out, err = profile(ctx, tx, u); err != nil {
+			return err
+		}
+		out, err = withGroups(ctx, tx, p, out)
 		return err
 	})
 	return out, wrap("read self", err)

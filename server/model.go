@@ -52,6 +52,7 @@ type User struct {
 	PasswordHash string // see HashPassword
 	Categories   []string
 	Created      time.Time
+	Email        string // "" when none is known
 }
 
 // UserID is the id of the user named username: 32 lowercase hex digits, the
@@ -141,6 +142,7 @@ type Item struct {
 	Type        string
 	Description string
 	Tags        []string
+	Access      string // AccessPrivate, AccessOrg or AccessPublic; "" reads as private
 	Created     time.Time
 	Modified    time.Time
 }

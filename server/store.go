@@ -251,4 +251,19 @@ type Tx interface {
 	SetItemsFolder(ctx context.Context, ids []string, folderID string, modified time.Time) error
 	// DeleteItems deletes the items ids (all must exist).
 	DeleteItems(ctx context.Context, ids []string) error
+
+	// AllItems lists every item ordered by creation time, then id; or
+	// owner's only, when owner is not "". Searches read it.
+	AllItems(ctx context.Context, owner string) ([]Item, error)
+
+	// Group looks a group up by id.
+	Group(ctx context.Context, id string) (Group, error)
+	// Groups lists every group ordered by creation time, then id.
+	Groups(ctx context.Context) ([]Group, error)
+	// PutGroup inserts or replaces a group and its members (g.Members
+	// replaces those stored).
+	PutGroup(ctx context.Context, g Group) error
+	// UserGroups lists the groups username is a member of, ordered by
+	// creation time, then id, with their members.
+	UserGroups(ctx context.Context, username string) ([]Group, error)
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/orgportal/portal-api/gen"
 	"github.com/orgportal/portal-api/server"
@@ -66,11 +67,39 @@ func (h *handlers) GetPortal(ctx context.Context, r gen.GetPortalRequestObject) 
 	if v.App != nil {
 		out.AppInfo = &struct {
 			AppId      *string   `json:"appId,omitempty"`
+			AppOwner   *string   `json:"appOwner,omitempty"`
 			OrgId      *string   `json:"orgId,omitempty"`
 			Privileges *[]string `json:"privileges,omitempty"`
 		}{AppId: ptr(v.App.ClientID), OrgId: ptr(v.App.OrgID), Privileges: ptr([]string{})}
+		if v.AppOwner != "" {
+			out.AppInfo.AppOwner = ptr(v.AppOwner)
+		}
 	}
+	out.HelperServices = ptr(helperServices())
+	out.DefaultExtent = ptr(map[string]any{"type": "extent", "xmin": -17999999.999994524, "ymin": -11999999.999991827,
+		"xmax": 17999999.999994524, "ymax": 15999999.999982955, "spatialReference": map[string]any{"wkid": 102100, "latestWkid": 3857}})
+	out.AuthorizedCrossOriginDomains = ptr([]string{}) // every origin is allowed (cors.go)
+	out.AllowedRedirectUris = ptr([]string{})
+	out.MaxTokenExpirationMinutes = ptr(int32(h.svc.Gates().Limits.TokenMaxExpiration / time.Minute))
 	return out, nil
+}
+
+// helperServices are the utility services a portal without its own
+// answers: the hosted ones, as the portal resource documents them. A fresh
+// map each call: the answer is the caller's to change.
+func helperServices() map[string]any {
+	url := func(u string) map[string]any { return map[string]any{"url": u} }
+	return map[string]any{
+		"geocode": []any{map[string]any{"url": "https://geocode.arcgis.com/arcgis/rest/services/World/GeocodeServer",
+			"name": "ArcGIS World Geocoding Service", "northLat": "Ymax", "southLat": "Ymin", "eastLon": "Xmax", "westLon": "Xmin",
+			"batch": false, "placefinding": true, "suggest": true, "zoomScale": 10000}},
+		"geometry":        url("https://utility.arcgisonline.com/arcgis/rest/services/Geometry/GeometryServer"),
+		"printTask":       url("https://utility.arcgisonline.com/arcgis/rest/services/Utilities/PrintingTools/GPServer/Export%20Web%20Map%20Task"),
+		"elevation":       url("https://elevation.arcgis.com/arcgis/rest/services/Tools/Elevation/GPServer"),
+		"route":           url("https://route.arcgis.com/arcgis/rest/services/World/Route/NAServer/Route_World"),
+		"closestFacility": url("https://route.arcgis.com/arcgis/rest/services/World/ClosestFacility/NAServer/ClosestFacility_World"),
+		"serviceArea":     url("https://route.arcgis.com/arcgis/rest/services/World/ServiceAreas/NAServer/ServiceArea_World"),
+	}
 }
 
 // urlKey is a hosted organization's key in its address
@@ -99,15 +128,43 @@ func toGenUser(p server.Profile) gen.User {
 	if u.Privileges == nil {
 		u.Privileges = []string{}
 	}
+	d := userDoc(p)
+	u.Email, u.FirstName, u.LastName, u.Description, u.Tags, u.Thumbnail = d.Email, d.FirstName, d.LastName, d.Description, d.Tags, nil
+	u.Access, u.Provider, u.Units, u.Culture, u.Region, u.Modified, u.Groups = d.Access, d.Provider, d.Units, d.Culture, d.Region, d.Modified, d.Groups
 	return u
+}
+
+// userDoc is what a user document carries beyond the member's fields:
+// the email (to the user and its organization's administrators), the names,
+// the groups its reader may see, and the portal's defaults for what the
+// emulator does not keep (no description, tags or thumbnail; profile
+// visible to the organization; English units and culture).
+func userDoc(p server.Profile) gen.MemberResponse {
+	first, last := p.FirstLast()
+	groups := make([]gen.Group, len(p.Groups))
+	for i, g := range p.Groups {
+		groups[i] = toGenGroup(g)
+	}
+	d := gen.MemberResponse{FirstName: ptr(first), LastName: ptr(last), Description: ptr(""), Tags: &[]string{},
+		Access: ptr("org"), Provider: ptr("arcgis"), Units: ptr("english"), Culture: ptr("en"), Region: ptr(""),
+		Groups: &groups}
+	if p.Full {
+		d.Email = ptr(p.Email)
+	}
+	if !p.Created.IsZero() {
+		d.Modified = ptr(p.Created.UnixMilli()) // the emulator keeps no later change of the profile
+	}
+	return d
 }
 
 // memberAnswer is a user resource's answer (community/self,
 // community/users/{u}).
 func memberAnswer(p server.Profile) gen.MemberResponse {
 	u := toGenUser(p)
-	return gen.MemberResponse{Id: &u.Id, Username: &u.Username, FullName: u.FullName, OrgId: &u.OrgId, Role: &u.Role,
-		RoleId: u.RoleId, Privileges: &u.Privileges, Categories: &u.Categories, Created: &u.Created}
+	d := userDoc(p)
+	d.Id, d.Username, d.FullName, d.OrgId, d.Role = &u.Id, &u.Username, u.FullName, &u.OrgId, &u.Role
+	d.RoleId, d.Privileges, d.Categories, d.Created = u.RoleId, &u.Privileges, &u.Categories, &u.Created
+	return d
 }
 
 func (h *handlers) GetSelf(ctx context.Context, _ gen.GetSelfRequestObject) (gen.GetSelfResponseObject, error) {

@@ -151,7 +151,7 @@ func keysOf(m map[string]any) []string {
 func TestPortalSelf(t *testing.T) {
 	onEveryStore(t, func(t *testing.T, p *pt.Portal) {
 		anon := ok(t, get(t, p, "/portals/self", "", nil))
-		if got, want := strings.Join(keysOf(anon.body), ","), "access,allSSL,currentVersion,id,isPortal,name,portalHostname,portalMode,portalName,supportsOAuth"; got != want {
+		if got, want := strings.Join(keysOf(anon.body), ","), "access,allSSL,allowedRedirectUris,authorizedCrossOriginDomains,currentVersion,defaultExtent,helperServices,id,isPortal,maxTokenExpirationMinutes,name,portalHostname,portalMode,portalName,supportsOAuth"; got != want {
 			t.Errorf("anonymous portals/self keys %s, want %s", got, want)
 		}
 		if anon.body["id"] != pt.OrgID || anon.body["name"] != "Demo Organization" || anon.body["portalName"] != "ArcGIS Enterprise" ||

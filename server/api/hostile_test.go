@@ -489,6 +489,7 @@ func hostileCatalog() []hostileCase {
 		hostileCase{name: "GET of /emulator/reset", method: "GET", root: true, path: "/emulator/reset", status: 404, code: 404, detail: "Not found"},
 	)
 	add(discoveryAndSignInCatalog()...)
+	add(readsCatalog()...)
 	return cs
 }
 

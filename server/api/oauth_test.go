@@ -282,7 +282,7 @@ func TestClientCredentials(t *testing.T) {
 		t.Errorf("default lifetime: %s", d.raw)
 	}
 	self := ok(t, get(t, p, "/portals/self", app, nil))
-	if self.body["id"] != pt.OrgID || js(self.body["appInfo"]) != `{"appId":"demo-app","orgId":"`+pt.OrgID+`","privileges":[]}` {
+	if self.body["id"] != pt.OrgID || js(self.body["appInfo"]) != `{"appId":"demo-app","appOwner":"admin","orgId":"`+pt.OrgID+`","privileges":[]}` {
 		t.Errorf("portals/self with an application's token: %s", self.raw)
 	}
 	for _, k := range memberPortalKeys {

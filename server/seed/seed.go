@@ -40,6 +40,23 @@ type Organization struct {
 	Roles []Role `yaml:"roles"`
 	Users []User `yaml:"users"`
 	Apps  []App  `yaml:"apps"`
+	// Groups are the organization's groups; their members may be users of
+	// any organization of the seed.
+	Groups []Group `yaml:"groups"`
+}
+
+// Group is a group of an organization. Its owner, a user of the
+// organization, is its member of type owner; Admins and Members are the
+// others. Access is private (the default), org or public.
+type Group struct {
+	ID          string   `yaml:"id"`
+	Title       string   `yaml:"title"`
+	Owner       string   `yaml:"owner"`
+	Access      string   `yaml:"access"`
+	Description string   `yaml:"description"`
+	Tags        []string `yaml:"tags"`
+	Admins      []string `yaml:"admins"`
+	Members     []string `yaml:"members"`
 }
 
 // App is an application the organization registers for OAuth 2.0 sign-in.
@@ -64,6 +81,7 @@ type User struct {
 	Username string   `yaml:"username"`
 	Password string   `yaml:"password"`
 	FullName string   `yaml:"fullName"`
+	Email    string   `yaml:"email"`
 	Role     string   `yaml:"role"`
 	Tokens   []string `yaml:"tokens"`
 	Folders  []Folder `yaml:"folders"`
@@ -84,6 +102,8 @@ type Item struct {
 	Folder      string   `yaml:"folder"`
 	Tags        []string `yaml:"tags"`
 	Description string   `yaml:"description"`
+	// Access is private (the default), org or public: who may find the item.
+	Access string `yaml:"access"`
 }
 
 // Problem is one thing wrong with a seed. Line is 0 when unknown (a seed
@@ -407,26 +427,84 @@ func (f *File) Validate() error {
 				for gi, g := range it.Tags {
 					required(fmt.Sprintf("%s.tags[%d]", ip, gi), g)
 				}
+				if it.Access != "" && !server.ValidAccess(it.Access) {
+					bad(ip+".access", "unknown access %q: want private, org or public", it.Access)
+				}
 			}
 		}
 	}
+	f.validateGroups(bad, required, users)
 	if len(e.Problems) > 0 {
 		return e
 	}
 	return nil
 }
 
+// validateGroups checks the groups, once every user is known: ids unique
+// across the file, an owner of the group's organization, members who exist,
+// each named once.
+func (f *File) validateGroups(bad func(path, format string, args ...any), required func(path, v string) bool, users map[string]string) {
+	ids := map[string]string{} // group id -> path
+	for oi, o := range f.Organizations {
+		op := fmt.Sprintf("organizations[%d]", oi)
+		orgUsers := map[string]bool{}
+		for _, u := range o.Users {
+			orgUsers[u.Username] = true
+		}
+		for gi, g := range o.Groups {
+			gp := fmt.Sprintf("%s.groups[%d]", op, gi)
+			if required(gp+".id", g.ID) {
+				if prev, dup := ids[g.ID]; dup {
+					bad(gp+".id", "duplicate group id %q (also %s)", g.ID, prev)
+				}
+				ids[g.ID] = gp
+			}
+			required(gp+".title", g.Title)
+			if required(gp+".owner", g.Owner) && !orgUsers[g.Owner] {
+				bad(gp+".owner", "unknown owner %q: want a user of this organization", g.Owner)
+			}
+			if g.Access != "" && !server.ValidAccess(g.Access) {
+				bad(gp+".access", "unknown access %q: want private, org or public", g.Access)
+			}
+			seen := map[string]string{g.Owner: gp + ".owner"}
+			check := func(list string, names []string) {
+				for mi, m := range names {
+					mp := fmt.Sprintf("%s.%s[%d]", gp, list, mi)
+					if !required(mp, m) {
+						continue
+					}
+					if _, ok := users[m]; !ok {
+						bad(mp, "unknown member %q: want a user of the seed", m)
+						continue
+					}
+					if prev, dup := seen[m]; dup {
+						bad(mp, "user %q is already a member (%s)", m, prev)
+						continue
+					}
+					seen[m] = mp
+				}
+			}
+			check("admins", g.Admins)
+			check("members", g.Members)
+			for ti, t := range g.Tags {
+				required(fmt.Sprintf("%s.tags[%d]", gp, ti), t)
+			}
+		}
+	}
+}
+
 // Apply validates the seed and writes it through tx: organizations, custom
 // roles, members (passwords hashed), static tokens that never expire,
-// folders and items. Folders and items are created a millisecond apart, in
-// file order and ending at now, so that listings ordered by creation time
-// follow the file.
+// folders, items and groups with their members. Folders, items and groups
+// are created a millisecond apart, in file order and ending at now, so that
+// listings ordered by creation time follow the file.
 func (f *File) Apply(ctx context.Context, tx server.Tx, now time.Time) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
 	n := 0
 	for _, o := range f.Organizations {
+		n += len(o.Groups)
 		for _, u := range o.Users {
 			n += len(u.Folders) + len(u.Items)
 		}
@@ -465,6 +543,7 @@ func (f *File) Apply(ctx context.Context, tx server.Tx, now time.Time) error {
 				Role:         u.Role,
 				PasswordHash: hashPassword(u.Password),
 				Created:      usersCreated,
+				Email:        u.Email,
 			}
 			if err := tx.PutUser(ctx, su); err != nil {
 				return fmt.Errorf("seed: user %s: %w", u.Username, err)
@@ -493,6 +572,7 @@ func (f *File) Apply(ctx context.Context, tx server.Tx, now time.Time) error {
 					Type:        it.Type,
 					Description: it.Description,
 					Tags:        append([]string{}, it.Tags...),
+					Access:      access(it.Access),
 					Created:     at,
 					Modified:    at,
 				}
@@ -502,7 +582,33 @@ func (f *File) Apply(ctx context.Context, tx server.Tx, now time.Time) error {
 			}
 		}
 	}
+	// Groups last: their members may be users of later organizations.
+	for _, o := range f.Organizations {
+		for _, g := range o.Groups {
+			at := next()
+			sg := server.Group{ID: g.ID, OrgID: o.ID, Owner: g.Owner, Title: g.Title, Access: access(g.Access),
+				Description: g.Description, Tags: append([]string{}, g.Tags...), Created: at, Modified: at,
+				Members: []server.GroupMember{{Username: g.Owner, Type: server.MemberOwner}}}
+			for _, m := range g.Admins {
+				sg.Members = append(sg.Members, server.GroupMember{Username: m, Type: server.MemberAdmin})
+			}
+			for _, m := range g.Members {
+				sg.Members = append(sg.Members, server.GroupMember{Username: m, Type: server.MemberMember})
+			}
+			if err := tx.PutGroup(ctx, sg); err != nil {
+				return fmt.Errorf("seed: group %s: %w", g.ID, err)
+			}
+		}
+	}
 	return nil
+}
+
+// access is a seed's access level, private when absent.
+func access(a string) string {
+	if a == "" {
+		return server.AccessPrivate
+	}
+	return a
 }
 
 //go:embed demo.yaml

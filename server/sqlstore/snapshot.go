@@ -128,12 +128,15 @@ func (t *tx) FolderOwner(ctx context.Context, id string) (string, error) {
 }
 
 // DeleteOrganization deletes an organization and everything it owns: its
-// roles, settings, category schema, applications and their tokens, members,
-// their tokens, codes, folders and items. server.ErrNotFound when there is no such organization.
+// roles, settings, category schema, applications and their tokens, groups,
+// members, their tokens, codes, group memberships, folders and items. server.ErrNotFound when there is no such organization.
 func (t *tx) DeleteOrganization(ctx context.Context, id string) error {
 	members := "(SELECT username FROM users WHERE org_id = ?)"
 	t.removedTokens()
 	for _, q := range []string{
+		"DELETE FROM group_members WHERE group_id IN (SELECT id FROM portal_groups WHERE org_id = ?)",
+		"DELETE FROM group_members WHERE username IN " + members,
+		"DELETE FROM portal_groups WHERE org_id = ?",
 		"DELETE FROM items WHERE owner IN " + members,
 		"DELETE FROM folders WHERE owner IN " + members,
 		"DELETE FROM tokens WHERE username IN " + members,

@@ -265,7 +265,9 @@ var dataTables = []struct {
 	{"settings", "org_id, anonymous_notice, authenticated_notice, banner, portal_config", "org_id"},
 	{"category_schemas", "org_id, schema", "org_id"},
 	{"folders", "id, owner, title, title_key, created_ms", "id"},
-	{"items", "id, owner, folder_id, title, type, description, tags, created_ms, modified_ms", "id"},
+	{"items", itemColumns, "id"},
+	{"portal_groups", groupColumns, "id"},
+	{"group_members", "group_id, username, member_type", "group_id, username"},
 }
 
 // lockOrder lists the data tables in the order Reset locks them: tokens

@@ -353,13 +353,13 @@ func (t *tx) PutRole(ctx context.Context, r server.CustomRole) error {
 	return nil
 }
 
-const userColumns = "username, org_id, full_name, role, password_hash, categories, created_ms"
+const userColumns = "username, org_id, full_name, role, password_hash, categories, created_ms, email"
 
 func scanUser(sc interface{ Scan(...any) error }) (server.User, error) {
 	var u server.User
 	var cats string
 	var created int64
-	if err := sc.Scan(&u.Username, &u.OrgID, &u.FullName, &u.Role, &u.PasswordHash, &cats, &created); err != nil {
+	if err := sc.Scan(&u.Username, &u.OrgID, &u.FullName, &u.Role, &u.PasswordHash, &cats, &created, &u.Email); err != nil {
 		return server.User{}, err
 	}
 	u.Created = fromMS(created)
@@ -402,12 +402,12 @@ func (t *tx) PutUser(ctx context.Context, u server.User) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: put user: %w", err)
 	}
-	_, err = t.exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+	_, err = t.exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (username) DO UPDATE SET org_id = excluded.org_id,
 			full_name = excluded.full_name, role = excluded.role,
 			password_hash = excluded.password_hash, categories = excluded.categories,
-			created_ms = excluded.created_ms`,
-		u.Username, u.OrgID, u.FullName, u.Role, u.PasswordHash, cats, toMS(u.Created))
+			created_ms = excluded.created_ms, email = excluded.email`,
+		u.Username, u.OrgID, u.FullName, u.Role, u.PasswordHash, cats, toMS(u.Created), u.Email)
 	if err != nil {
 		return fmt.Errorf("sqlstore: put user: %w", err)
 	}
@@ -783,13 +783,13 @@ func (t *tx) DeleteFolder(ctx context.Context, owner, id string) error {
 	return deleted(res, err, "folder", owner, id)
 }
 
-const itemColumns = "id, owner, folder_id, title, type, description, tags, created_ms, modified_ms"
+const itemColumns = "id, owner, folder_id, title, type, description, tags, created_ms, modified_ms, access"
 
 func scanItem(sc interface{ Scan(...any) error }) (server.Item, error) {
 	var it server.Item
 	var tags string
 	var created, modified int64
-	if err := sc.Scan(&it.ID, &it.Owner, &it.FolderID, &it.Title, &it.Type, &it.Description, &tags, &created, &modified); err != nil {
+	if err := sc.Scan(&it.ID, &it.Owner, &it.FolderID, &it.Title, &it.Type, &it.Description, &tags, &created, &modified, &it.Access); err != nil {
 		return server.Item{}, err
 	}
 	if err := json.Unmarshal([]byte(tags), &it.Tags); err != nil {
@@ -843,11 +843,12 @@ func (t *tx) PutItem(ctx context.Context, it server.Item) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: put item: %w", err)
 	}
-	_, err = t.exec(ctx, `INSERT INTO items (`+itemColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err = t.exec(ctx, `INSERT INTO items (`+itemColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, folder_id = excluded.folder_id,
 			title = excluded.title, type = excluded.type, description = excluded.description,
-			tags = excluded.tags, created_ms = excluded.created_ms, modified_ms = excluded.modified_ms`,
-		it.ID, it.Owner, it.FolderID, it.Title, it.Type, it.Description, tags, toMS(it.Created), toMS(it.Modified))
+			tags = excluded.tags, created_ms = excluded.created_ms, modified_ms = excluded.modified_ms,
+			access = excluded.access`,
+		it.ID, it.Owner, it.FolderID, it.Title, it.Type, it.Description, tags, toMS(it.Created), toMS(it.Modified), it.Access)
 	if err != nil {
 		return fmt.Errorf("sqlstore: put item: %w", err)
 	}

@@ -8,7 +8,7 @@
 
 .PHONY: wheel wheel-host test-wheel npm-pack npm-pack-host test-npm release-check bench-packages packages-bins
 
-TEST_TARGETS += test-wheel
+TEST_TARGETS += test-wheel test-npm
 
 PKG_OUT := build/packages
 PKG_PY := packages/python
@@ -54,3 +54,36 @@ test-wheel: wheel-host
 	"$$py" -m pytest -p no:cacheprovider -rs --strict-markers tests | tee "$$tmp/out" && \
 	( cd example && "$$py" -m pytest -rs --strict-markers . ) | tee -a "$$tmp/out" && \
 	{ ! grep -q ' skipped' "$$tmp/out" || { echo "test-wheel: a test skipped; make test counts no skipped test" >&2; exit 1; }; }
+
+# $(1): GOOS-GOARCH list (space-separated); $(2): --main or nothing
+define pkg-npm-pack
+$(foreach p,$(1),$(call pkg-build-bin,$(p)) &&) \
+node $(PKG_NPM)/pack.mjs --version '$(BUILD_VERSION)' --bins $(PKG_OUT)/bin --out $(PKG_OUT)/npm \
+  --platforms $(subst $(pkg-space),$(pkg-comma),$(strip $(1))) $(2)
+endef
+pkg-comma := ,
+pkg-space := $(subst ,, )
+
+## npm-pack: the npm tarballs, portald and its five platform packages, in build/packages/npm
+npm-pack:
+	rm -rf $(PKG_OUT)/npm
+	$(call pkg-npm-pack,$(PKG_PLATFORMS),--main)
+
+## npm-pack-host: the npm tarballs of portald and this machine's platform package
+npm-pack-host:
+	rm -rf $(PKG_OUT)/npm
+	$(call pkg-npm-pack,$(PKG_HOST),--main)
+
+## test-npm: the packed tarballs installed into an empty directory; an example with ArcGIS REST JS, node:test
+test-npm: npm-pack-host
+	cd $(TS_CLIENT) && { test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund --loglevel=error; }
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	cp $(PKG_NPM)/example/package.json $(PKG_NPM)/example/package-lock.json $(PKG_NPM)/example/typecheck.ts \
+	  $(PKG_NPM)/example/tsconfig.json "$$tmp/" && cp -r $(PKG_NPM)/example/test "$$tmp/" && \
+	tsc="$(CURDIR)/$(TS_CLIENT)/node_modules/.bin/tsc" && types="$(CURDIR)/$(TS_CLIENT)/node_modules/@types" && \
+	cd "$$tmp" && npm ci --no-audit --no-fund --loglevel=error && \
+	npm install --no-save --no-audit --no-fund --loglevel=error $(CURDIR)/$(PKG_OUT)/npm/*.tgz && \
+	unset PORTALD_BIN && npx --no-install portald -h >"$$tmp/usage" && grep -q '^Usage: portald' "$$tmp/usage" && \
+	"$$tsc" -p . --typeRoots "$$types" && \
+	node --test --test-reporter=spec | tee "$$tmp/out" && \
+	grep -q '^ℹ skipped 0$$' "$$tmp/out" && grep -q '^ℹ fail 0$$' "$$tmp/out"

@@ -10,10 +10,11 @@ if [ -n "${PORTAL_TEST_POSTGRES:-}" ]; then
 	exec "$@"
 fi
 
+# The newest of Debian's installed major versions.
 bindir() {
 	local d
-	d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-	[ -n "$d" ] && [ -x "$d/initdb" ] && echo "$d"
+	d=$(printf '%s\n' /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)
+	[ -x "$d" ] && dirname "$d"
 }
 bin=$(bindir || true)
 if [ -z "$bin" ]; then

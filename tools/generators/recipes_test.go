@@ -2,6 +2,7 @@ package generators
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -107,7 +108,38 @@ func TestReadmeRecipes(t *testing.T) {
 		if npm {
 			bins = checkLock(t, r.Name, pkgText, exact)
 		}
+		in, python := r.File("requirements.in")
+		if python {
+			if lock, err := os.ReadFile(filepath.Join(r.Name, "requirements.txt")); err != nil {
+				t.Errorf("recipe %s: %v", r.Name, err)
+			} else if p := CheckLock(in, string(lock)); p != nil {
+				t.Errorf("recipe %s: %s/requirements.txt is not the lock of its requirements.in (go run ./tools/generators/run "+
+					"-update-locks %s): %s", r.Name, r.Name, r.Name, strings.Join(p, "; "))
+			}
+		}
+		if pom, ok := r.File("pom.xml"); ok {
+			checkPom(t, r.Name, pom, exact)
+		}
+		var checked []string // files sha256sum -c has checked
 		for _, c := range r.Commands() {
+			if strings.HasPrefix(c, "pip install") && (c != "pip install --require-hashes -r requirements.txt" || !python) {
+				t.Errorf("recipe %s: %q: the packages belong in requirements.in, whose lock the test installs with "+
+					"pip install --require-hashes -r requirements.txt", r.Name, c)
+			}
+			if m := artifact.FindStringSubmatch(c); m != nil && !exact.MatchString(m[1]) {
+				t.Errorf("recipe %s: %q: the artifact's version %q is not exact", r.Name, c, m[1])
+			}
+			if m := sha256Check.FindStringSubmatch(c); m != nil {
+				sums, _ := r.File(m[1])
+				for _, l := range strings.Split(sums, "\n") {
+					if f := strings.Fields(l); len(f) == 2 && len(f[0]) == 64 {
+						checked = append(checked, f[1])
+					}
+				}
+			}
+			if m := javaJar.FindStringSubmatch(c); m != nil && !slices.Contains(checked, m[1]) {
+				t.Errorf("recipe %s: %q: no sha256sum -c before it checks %s", r.Name, c, m[1])
+			}
 			if m := goGet.FindStringSubmatch(c); m != nil {
 				for _, arg := range strings.Fields(m[2]) {
 					if !strings.HasPrefix(arg, "-") && !goVersion.MatchString(arg) {
@@ -133,6 +165,38 @@ func TestReadmeRecipes(t *testing.T) {
 	for _, e := range entries {
 		if e.IsDir() && e.Name() != "run" && rd.Recipe(e.Name()) == nil {
 			t.Errorf("%s is no recipe's of %s", e.Name(), readme)
+		}
+	}
+}
+
+var (
+	artifact    = regexp.MustCompile(`-Dartifact=[\w.-]+:[\w.-]+:(\S+)`)
+	sha256Check = regexp.MustCompile(`^sha256sum -c (\S+)$`)
+	javaJar     = regexp.MustCompile(`^java -jar (\S+)`)
+)
+
+// checkPom checks that a recipe's pom.xml names each dependency and plugin at an exact version.
+func checkPom(t *testing.T, name, text string, exact *regexp.Regexp) {
+	t.Helper()
+	type artifact struct {
+		GroupID    string `xml:"groupId"`
+		ArtifactID string `xml:"artifactId"`
+		Version    string `xml:"version"`
+	}
+	var pom struct {
+		Dependencies []artifact `xml:"dependencies>dependency"`
+		Plugins      []artifact `xml:"build>plugins>plugin"`
+	}
+	if err := xml.Unmarshal([]byte(text), &pom); err != nil {
+		t.Errorf("recipe %s: pom.xml: %v", name, err)
+		return
+	}
+	if len(pom.Dependencies) == 0 || len(pom.Plugins) == 0 {
+		t.Errorf("recipe %s: pom.xml names %d dependencies and %d plugins", name, len(pom.Dependencies), len(pom.Plugins))
+	}
+	for _, a := range append(pom.Dependencies, pom.Plugins...) {
+		if !exact.MatchString(a.Version) {
+			t.Errorf("recipe %s: pom.xml: %s:%s %q is not an exact version", name, a.GroupID, a.ArtifactID, a.Version)
 		}
 	}
 }

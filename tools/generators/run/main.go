@@ -3,12 +3,17 @@
 // shows, in order, against one portald built from this tree (a free loopback port, an in-memory store, the demo
 // organization restored before each recipe). A recipe passes when its commands succeed, the program prints the
 // README's output lines, the server holds what the program sent, npm warned about no engine and Go looked no
-// module up at its latest version, and npm left the committed lockfile as it was.
+// module up at its latest version, npm left the committed lockfile as it was, and a Python recipe's lock pins
+// what its requirements.in names.
 //
 // The README pins each npm package, but not the packages they depend on: tools/generators/RECIPE/package-lock.json
 // is put beside the recipe's package.json before its commands run, so that `npm install` installs exactly that.
-// With -update-locks, run rewrites those lockfiles from the README's package.json files instead (npm resolves the
+// Likewise tools/generators/RECIPE/requirements.txt, the lock with hashes of a Python recipe's requirements.in,
+// is put beside it for `pip install --require-hashes -r requirements.txt`. With -update-locks, run rewrites those
+// lockfiles from the README's package.json and requirements.in files instead (npm and pip-compile resolve the
 // dependencies anew: review the change).
+//
+// pip keeps its downloads in .build/generators/pip (ignored by git), Maven in its own ~/.m2.
 //
 // Usage, from the repository root: go run ./tools/generators/run [-update-locks] [RECIPE...]
 package main
@@ -40,7 +45,13 @@ import (
 const (
 	readmePath = "clients/README.md"
 	locksDir   = "tools/generators"
+	pipCache   = ".build/generators/pip"
+	// pipTools is the pip-tools whose pip-compile writes the Python recipes' locks.
+	pipTools = "pip-tools==7.6.2"
 )
+
+// lockfiles are the lockfiles a recipe's directory in locksDir may hold, each put beside the recipe's files.
+var lockfiles = []string{"package-lock.json", "requirements.txt"}
 
 // What every recipe's program sends, read back from the server after it ran.
 var (
@@ -52,8 +63,11 @@ var (
 // Output that means the recipe does not run as written on this machine's Node, or does not pin what it resolves.
 var refused = regexp.MustCompile(`(?m)EBADENGINE|Unsupported engine|^go: finding module for package .*$`)
 
+// sgr matches a terminal's colour and style sequences.
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
 func main() {
-	updateLocks := flag.Bool("update-locks", false, "rewrite tools/generators/*/package-lock.json from the README's package.json files")
+	updateLocks := flag.Bool("update-locks", false, "rewrite tools/generators/*/package-lock.json and requirements.txt from the README's package.json and requirements.in files")
 	flag.Parse()
 	if err := run(*updateLocks, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "test-generators:", err)
@@ -130,14 +144,21 @@ func runRecipe(dir string, r generators.Recipe, output []string, base string) (s
 	if err := copyFile("openapi.yaml", filepath.Join(dir, "openapi.yaml")); err != nil {
 		return "", err
 	}
-	lockfile := filepath.Join(locksDir, r.Name, "package-lock.json")
-	lock, err := os.ReadFile(lockfile)
-	switch {
-	case err == nil:
-		if err := os.WriteFile(filepath.Join(dir, "package-lock.json"), lock, 0o644); err != nil {
+	locks := map[string][]byte{}
+	for _, name := range lockfiles {
+		lock, err := os.ReadFile(filepath.Join(locksDir, r.Name, name))
+		switch {
+		case err == nil:
+			if err := os.WriteFile(filepath.Join(dir, name), lock, 0o644); err != nil {
+				return "", err
+			}
+			locks[name] = lock
+		case !errors.Is(err, os.ErrNotExist):
 			return "", err
 		}
-	case !errors.Is(err, os.ErrNotExist):
+	}
+	cache, err := filepath.Abs(pipCache)
+	if err != nil {
 		return "", err
 	}
 
@@ -158,7 +179,8 @@ func runRecipe(dir string, r generators.Recipe, output []string, base string) (s
 		cmd.Env = append(os.Environ(),
 			"PORTAL_URL="+base,
 			// Quieter, and no audit request: what npm installs is the same.
-			"npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false")
+			"npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false",
+			"PIP_CACHE_DIR="+cache, "PIP_DISABLE_PIP_VERSION_CHECK=1")
 		cmd.Stdout, cmd.Stderr = &log, &log
 		if err := cmd.Run(); err != nil {
 			return log.String(), fmt.Errorf("%s:%d: the commands failed: %v", readmePath, s.Line, err)
@@ -188,11 +210,18 @@ func runRecipe(dir string, r generators.Recipe, output []string, base string) (s
 	if !printsInOrder(log.String(), output) {
 		problems = append(problems, fmt.Sprintf("the output does not hold the README's lines, in order:\n%s", indent(strings.Join(output, "\n"))))
 	}
-	if lock != nil {
+	if lock, ok := locks["package-lock.json"]; ok {
 		after, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
 		if err != nil || !bytes.Equal(after, lock) {
 			problems = append(problems, fmt.Sprintf("npm install changed %s: the README's package.json and the lock differ "+
-				"(go run ./tools/generators/run -update-locks %s)", lockfile, r.Name))
+				"(go run ./tools/generators/run -update-locks %s)", filepath.Join(locksDir, r.Name, "package-lock.json"), r.Name))
+		}
+	}
+	if in, ok := r.File("requirements.in"); ok {
+		lockfile := filepath.Join(locksDir, r.Name, "requirements.txt")
+		if p := generators.CheckLock(in, string(locks["requirements.txt"])); p != nil {
+			problems = append(problems, fmt.Sprintf("%s is not the lock of the README's requirements.in (go run ./tools/generators/run "+
+				"-update-locks %s): %s", lockfile, r.Name, strings.Join(p, "; ")))
 		}
 	}
 	if err := checkServer(base); err != nil {
@@ -204,9 +233,10 @@ func runRecipe(dir string, r generators.Recipe, output []string, base string) (s
 	return log.String(), nil
 }
 
-// printsInOrder reports whether want's lines are whole lines of out, in that order.
+// printsInOrder reports whether want's lines are whole lines of out, in that order, as a terminal shows them:
+// without the colour resets Maven 3.8 writes even with -q and -B, which the program's first line follows.
 func printsInOrder(out string, want []string) bool {
-	lines := strings.Split(out, "\n")
+	lines := strings.Split(sgr.ReplaceAllString(out, ""), "\n")
 	i := 0
 	for _, l := range lines {
 		if i < len(want) && strings.TrimRight(l, " \r") == want[i] {
@@ -308,36 +338,69 @@ func startPortald(tmp string) (string, func(), error) {
 	return m[1], stop, nil
 }
 
-// lock writes each npm recipe's package.json in an empty directory, resolves it with npm and copies the lock
-// into tools/generators/RECIPE.
+// lock writes each recipe's package.json or requirements.in in an empty directory, resolves it with npm or
+// pip-compile and copies the lock into tools/generators/RECIPE.
 func lock(tmp string, recipes []generators.Recipe) error {
+	pipCompile := ""
 	for _, r := range recipes {
-		pkg, ok := r.File("package.json")
-		if !ok {
-			continue
-		}
 		dir := filepath.Join(tmp, r.Name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
-			return err
+		var name string
+		var cmd *exec.Cmd
+		if pkg, ok := r.File("package.json"); ok {
+			if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
+				return err
+			}
+			name, cmd = "package-lock.json", exec.Command("npm", "install", "--package-lock-only", "--no-audit", "--no-fund")
+		} else if in, ok := r.File("requirements.in"); ok {
+			if pipCompile == "" {
+				var err error
+				if pipCompile, err = installPipTools(filepath.Join(tmp, "pip-tools")); err != nil {
+					return err
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, "requirements.in"), []byte(in), 0o644); err != nil {
+				return err
+			}
+			// Hashes of every file of each version, so that the lock installs on other platforms too; no header
+			// or --find-links, which would name this machine.
+			name, cmd = "requirements.txt", exec.Command(pipCompile, "--quiet", "--generate-hashes", "--strip-extras", "--no-header",
+				"--no-emit-find-links", "--no-emit-index-url", "--output-file", "requirements.txt", "requirements.in")
+		} else {
+			continue
 		}
-		cmd := exec.Command("npm", "install", "--package-lock-only", "--no-audit", "--no-fund")
 		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("%s: %w", r.Name, err)
 		}
-		dst := filepath.Join(locksDir, r.Name, "package-lock.json")
+		dst := filepath.Join(locksDir, r.Name, name)
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		if err := copyFile(filepath.Join(dir, "package-lock.json"), dst); err != nil {
+		if err := copyFile(filepath.Join(dir, name), dst); err != nil {
 			return err
 		}
 		fmt.Println("wrote", dst)
 	}
 	return nil
+}
+
+// installPipTools installs pip-tools into a virtual environment at dir and returns its pip-compile. pip-tools
+// writes the locks and is in none: it is installed at its pinned version, its own dependencies as pip resolves them.
+func installPipTools(dir string) (string, error) {
+	for _, args := range [][]string{
+		{"python3", "-m", "venv", dir},
+		{filepath.Join(dir, "bin", "pip"), "install", "--quiet", "--disable-pip-version-check", pipTools},
+	} {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("installing %s: %s: %w", pipTools, strings.Join(args, " "), err)
+		}
+	}
+	return filepath.Join(dir, "bin", "pip-compile"), nil
 }
 
 // goCommand is the go command make names ($GO), or go.

@@ -7,6 +7,9 @@ func TestPrintsInOrder(t *testing.T) {
 	for out, ok := range map[string]bool{
 		"added 3 packages\nbanner: x\nnoise\nmoveItems: a moved\n": true,
 		"banner: x  \r\nmoveItems: a moved":                        true,
+		"\x1b[0m\x1b[0mbanner: x\nmoveItems: a moved\n\x1b[0m":     true,
+		"\x1b[1mbanner: x\x1b[0m\nmoveItems: a moved\n":            true,
+		"\x1b[0m\x1bbanner: x\nmoveItems: a moved\n":               false,
 		"moveItems: a moved\nbanner: x\n":                          false,
 		"banner: xy\nmoveItems: a moved\n":                         false,
 		"banner: x\n":                                              false,

@@ -375,7 +375,12 @@ type ClientInterface interface {
 	// GenerateTokenWithBody Generate a token
 	//
 	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
-	// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+	// weeks: a longer one is cut to that, as the portal does). Also answered at `sharing/generateToken` (beside
+	// the REST root). `client=referer` binds the token to `referer`: it is then valid only on requests whose
+	// `Referer` header is that value, starts with it followed by `/`, `?` or `#`, or (for a `referer` without a
+	// scheme, such as ArcGIS REST JS's `window.location.host`) names that host; `client=requestip` binds it to
+	// the address that asked for it and `client=ip` to `ip`. Used otherwise, a bound token answers 498 "Invalid
+	// token.", as on the portal. After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
 	// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
 	// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
 	// unknown user name take the same time to refuse.
@@ -388,7 +393,12 @@ type ClientInterface interface {
 	// GenerateTokenWithFormdataBody Generate a token
 	//
 	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
-	// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+	// weeks: a longer one is cut to that, as the portal does). Also answered at `sharing/generateToken` (beside
+	// the REST root). `client=referer` binds the token to `referer`: it is then valid only on requests whose
+	// `Referer` header is that value, starts with it followed by `/`, `?` or `#`, or (for a `referer` without a
+	// scheme, such as ArcGIS REST JS's `window.location.host`) names that host; `client=requestip` binds it to
+	// the address that asked for it and `client=ip` to `ip`. Used otherwise, a bound token answers 498 "Invalid
+	// token.", as on the portal. After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
 	// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
 	// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
 	// unknown user name take the same time to refuse.
@@ -499,7 +509,8 @@ type ClientInterface interface {
 
 	// OauthTokenWithBody Issue an OAuth 2.0 token
 	//
-	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`, at
+	// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 	//
 	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
 	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
@@ -524,7 +535,8 @@ type ClientInterface interface {
 
 	// OauthTokenWithFormdataBody Issue an OAuth 2.0 token
 	//
-	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`, at
+	// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 	//
 	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
 	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
@@ -1287,7 +1299,12 @@ func (c *Client) MoveItemFromFolderWithFormdataBody(ctx context.Context, userNam
 // GenerateTokenWithBody Generate a token
 //
 // Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
-// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+// weeks: a longer one is cut to that, as the portal does). Also answered at `sharing/generateToken` (beside
+// the REST root). `client=referer` binds the token to `referer`: it is then valid only on requests whose
+// `Referer` header is that value, starts with it followed by `/`, `?` or `#`, or (for a `referer` without a
+// scheme, such as ArcGIS REST JS's `window.location.host`) names that host; `client=requestip` binds it to
+// the address that asked for it and `client=ip` to `ip`. Used otherwise, a bound token answers 498 "Invalid
+// token.", as on the portal. After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
 // attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
 // later.", with a detail saying when to try again. A success clears the user name's count. A known and an
 // unknown user name take the same time to refuse.
@@ -1310,7 +1327,12 @@ func (c *Client) GenerateTokenWithBody(ctx context.Context, contentType string, 
 // GenerateTokenWithFormdataBody Generate a token
 //
 // Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
-// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+// weeks: a longer one is cut to that, as the portal does). Also answered at `sharing/generateToken` (beside
+// the REST root). `client=referer` binds the token to `referer`: it is then valid only on requests whose
+// `Referer` header is that value, starts with it followed by `/`, `?` or `#`, or (for a `referer` without a
+// scheme, such as ArcGIS REST JS's `window.location.host`) names that host; `client=requestip` binds it to
+// the address that asked for it and `client=ip` to `ip`. Used otherwise, a bound token answers 498 "Invalid
+// token.", as on the portal. After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
 // attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
 // later.", with a detail saying when to try again. A success clears the user name's count. A known and an
 // unknown user name take the same time to refuse.
@@ -1501,7 +1523,8 @@ func (c *Client) OauthSignInWithFormdataBody(ctx context.Context, body OauthSign
 
 // OauthTokenWithBody Issue an OAuth 2.0 token
 //
-// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`, at
+// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 //
 //   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
 //     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
@@ -1536,7 +1559,8 @@ func (c *Client) OauthTokenWithBody(ctx context.Context, contentType string, bod
 
 // OauthTokenWithFormdataBody Issue an OAuth 2.0 token
 //
-// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`, at
+// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 //
 //   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
 //     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
@@ -4338,7 +4362,12 @@ type ClientWithResponsesInterface interface {
 	// GenerateTokenWithBodyWithResponse Generate a token
 	//
 	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
-	// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+	// weeks: a longer one is cut to that, as the portal does). Also answered at `sharing/generateToken` (beside
+	// the REST root). `client=referer` binds the token to `referer`: it is then valid only on requests whose
+	// `Referer` header is that value, starts with it followed by `/`, `?` or `#`, or (for a `referer` without a
+	// scheme, such as ArcGIS REST JS's `window.location.host`) names that host; `client=requestip` binds it to
+	// the address that asked for it and `client=ip` to `ip`. Used otherwise, a bound token answers 498 "Invalid
+	// token.", as on the portal. After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
 	// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
 	// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
 	// unknown user name take the same time to refuse.
@@ -4351,7 +4380,12 @@ type ClientWithResponsesInterface interface {
 	// GenerateTokenWithFormdataBodyWithResponse Generate a token
 	//
 	// Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
-	// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+	// weeks: a longer one is cut to that, as the portal does). Also answered at `sharing/generateToken` (beside
+	// the REST root). `client=referer` binds the token to `referer`: it is then valid only on requests whose
+	// `Referer` header is that value, starts with it followed by `/`, `?` or `#`, or (for a `referer` without a
+	// scheme, such as ArcGIS REST JS's `window.location.host`) names that host; `client=requestip` binds it to
+	// the address that asked for it and `client=ip` to `ip`. Used otherwise, a bound token answers 498 "Invalid
+	// token.", as on the portal. After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
 	// attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
 	// later.", with a detail saying when to try again. A success clears the user name's count. A known and an
 	// unknown user name take the same time to refuse.
@@ -4468,7 +4502,8 @@ type ClientWithResponsesInterface interface {
 
 	// OauthTokenWithBodyWithResponse Issue an OAuth 2.0 token
 	//
-	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`, at
+	// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 	//
 	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
 	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
@@ -4493,7 +4528,8 @@ type ClientWithResponsesInterface interface {
 
 	// OauthTokenWithFormdataBodyWithResponse Issue an OAuth 2.0 token
 	//
-	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+	// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`, at
+	// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 	//
 	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
 	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
@@ -6981,7 +7017,12 @@ func (c *ClientWithResponses) MoveItemFromFolderWithFormdataBodyWithResponse(ctx
 // GenerateTokenWithBodyWithResponse Generate a token
 //
 // Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
-// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+// weeks: a longer one is cut to that, as the portal does). Also answered at `sharing/generateToken` (beside
+// the REST root). `client=referer` binds the token to `referer`: it is then valid only on requests whose
+// `Referer` header is that value, starts with it followed by `/`, `?` or `#`, or (for a `referer` without a
+// scheme, such as ArcGIS REST JS's `window.location.host`) names that host; `client=requestip` binds it to
+// the address that asked for it and `client=ip` to `ip`. Used otherwise, a bound token answers 498 "Invalid
+// token.", as on the portal. After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
 // attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
 // later.", with a detail saying when to try again. A success clears the user name's count. A known and an
 // unknown user name take the same time to refuse.
@@ -7000,7 +7041,12 @@ func (c *ClientWithResponses) GenerateTokenWithBodyWithResponse(ctx context.Cont
 // GenerateTokenWithFormdataBodyWithResponse Generate a token
 //
 // Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
-// weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+// weeks: a longer one is cut to that, as the portal does). Also answered at `sharing/generateToken` (beside
+// the REST root). `client=referer` binds the token to `referer`: it is then valid only on requests whose
+// `Referer` header is that value, starts with it followed by `/`, `?` or `#`, or (for a `referer` without a
+// scheme, such as ArcGIS REST JS's `window.location.host`) names that host; `client=requestip` binds it to
+// the address that asked for it and `client=ip` to `ip`. Used otherwise, a bound token answers 498 "Invalid
+// token.", as on the portal. After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
 // attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
 // later.", with a detail saying when to try again. A success clears the user name's count. A known and an
 // unknown user name take the same time to refuse.
@@ -7165,7 +7211,8 @@ func (c *ClientWithResponses) OauthSignInWithFormdataBodyWithResponse(ctx contex
 
 // OauthTokenWithBodyWithResponse Issue an OAuth 2.0 token
 //
-// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`, at
+// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 //
 //   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
 //     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
@@ -7196,7 +7243,8 @@ func (c *ClientWithResponses) OauthTokenWithBodyWithResponse(ctx context.Context
 
 // OauthTokenWithFormdataBodyWithResponse Issue an OAuth 2.0 token
 //
-// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+// Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`, at
+// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 //
 //   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
 //     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a

@@ -483,19 +483,23 @@ type FormatForm struct {
 
 // GenerateTokenForm defines model for GenerateTokenForm.
 type GenerateTokenForm struct {
+	// Client What the token is bound to (see above); none when absent.
 	Client *GenerateTokenFormClient `json:"client,omitempty"`
 
-	// Expiration Minutes the token stays valid; 60 when absent.
+	// Expiration Minutes the token stays valid; 60 when absent; more than 20,160 is 20,160.
 	Expiration *int32 `json:"expiration,omitempty"`
 
 	// F `json` (the default when absent) or `pjson` (the same JSON, indented).
-	F        *Format `json:"f,omitempty"`
+	F *Format `json:"f,omitempty"`
+
+	// Ip The client address a `client=ip` token is bound to.
+	Ip       *string `json:"ip,omitempty"`
 	Password string  `json:"password"`
 	Referer  *string `json:"referer,omitempty"`
 	Username string  `json:"username"`
 }
 
-// GenerateTokenFormClient defines model for GenerateTokenForm.Client.
+// GenerateTokenFormClient What the token is bound to (see above); none when absent.
 type GenerateTokenFormClient string
 
 // Group A group as the group resource describes it; a real portal answers more properties, which clients may ignore.
@@ -1092,7 +1096,7 @@ type SignInForm struct {
 	// Authorize Sent by some clients with the form; ignored.
 	Authorize *string `json:"authorize,omitempty"`
 
-	// Expiration Minutes; replaces the authorization request's.
+	// Expiration Minutes; replaces the authorization request's. More than the most is the most.
 	Expiration *int32 `json:"expiration,omitempty"`
 
 	// OauthState The authorization request, as the sign-in page names it.
@@ -1123,7 +1127,7 @@ type TokenForm struct {
 	Code         *string `json:"code,omitempty"`
 	CodeVerifier *string `json:"code_verifier,omitempty"`
 
-	// Expiration Minutes an application's token stays valid (client_credentials); 120 when absent.
+	// Expiration Minutes an application's token stays valid (client_credentials); 120 when absent; more than 20,160 is 20,160.
 	Expiration *int32 `json:"expiration,omitempty"`
 
 	// F `json` (the default when absent) or `pjson` (the same JSON, indented).

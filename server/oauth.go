@@ -23,6 +23,10 @@ import (
 // origin and the out-of-band URI.
 const PythonAPIClientID = "pythonapi"
 
+// ArcGISOnlineClientID is the built-in application the ArcGIS API for
+// Python 2.0 signs in with by default, as pythonapi.
+const ArcGISOnlineClientID = "arcgisonline"
+
 // OOBRedirectURI delivers a code to the portal's own approval page instead
 // of an application.
 const OOBRedirectURI = "urn:ietf:wg:oauth:2.0:oob"
@@ -87,8 +91,8 @@ func DecodeState(s string) (AuthRequest, error) {
 // app returns the application clientID names: the built-in pythonapi, or
 // one the store has. ErrNotFound when none.
 func app(ctx context.Context, tx Tx, clientID, origin string) (App, error) {
-	if clientID == PythonAPIClientID {
-		return App{ClientID: PythonAPIClientID, RedirectURIs: []string{origin, OOBRedirectURI}}, nil
+	if clientID == PythonAPIClientID || clientID == ArcGISOnlineClientID {
+		return App{ClientID: clientID, RedirectURIs: []string{origin, OOBRedirectURI}}, nil
 	}
 	return tx.App(ctx, clientID)
 }
@@ -149,11 +153,25 @@ func isLoopback(host string) bool {
 }
 
 // Authorize checks an authorization request, to be carried by the sign-in
-// page. origin is the portal's own, as the request reached it (pythonapi's
-// redirect URI). An unknown client or a redirect URI it did not register is
-// refused, as the portal words it.
-func (s *Service) Authorize(ctx context.Context, r AuthRequest, origin string) error {
-	return s.store.View(ctx, func(tx Tx) error { return s.checkAuthRequest(ctx, tx, r, origin) })
+// page, and returns it as the page carries it (an expiration past the most
+// cut to the most, as the portal does). origin is the portal's own, as the
+// request reached it (pythonapi's redirect URI). An unknown client or a
+// redirect URI it did not register is refused, as the portal words it.
+func (s *Service) Authorize(ctx context.Context, r AuthRequest, origin string) (AuthRequest, error) {
+	r = r.clamped()
+	return r, s.store.View(ctx, func(tx Tx) error { return s.checkAuthRequest(ctx, tx, r, origin) })
+}
+
+// clamped returns r with an expiration past the most of its kind cut to
+// that most: the ArcGIS API for Python asks for more than the portal gives,
+// and the portal gives the most rather than refuse.
+func (r AuthRequest) clamped() AuthRequest {
+	most := refreshMaxMinutes
+	if r.ResponseType == "token" {
+		most = implicitMaxMinutes
+	}
+	r.Expiration = min(r.Expiration, most)
+	return r
 }
 
 // checkAuthRequest returns why r is refused, nil when it is not.
@@ -173,8 +191,6 @@ func (s *Service) checkAuthRequest(ctx context.Context, tx Tx, r AuthRequest, or
 	case r.ResponseType == "token" && r.RedirectURI == OOBRedirectURI:
 		return &Error{Code: 400, OAuth: oauthInvalidRequest, Message: "Invalid redirect_uri",
 			Details: []string{"redirect_uri: urn:ietf:wg:oauth:2.0:oob takes response_type=code only"}}
-	case r.ResponseType == "token" && r.Expiration > implicitMaxMinutes:
-		return Invalid(fmt.Sprintf("expiration: %d minutes; an implicit grant's token lasts at most %d", r.Expiration, implicitMaxMinutes))
 	case r.ResponseType == "token" && r.Expiration < 0:
 		return Invalid("expiration: -1 (never) is for refresh tokens; give minutes")
 	case r.ChallengeMethod != "" && r.Challenge == "":
@@ -219,52 +235,63 @@ func (s *Service) SignIn(ctx context.Context, in SignInRequest) (SignInResult, e
 	if in.Expiration != nil {
 		r.Expiration = *in.Expiration
 	}
+	// A request the page could not have named is refused before anything
+	// is counted or checked.
+	if r, err = s.Authorize(ctx, r, in.Origin); err != nil {
+		return SignInResult{}, err
+	}
 	out := SignInResult{Request: r}
 	if in.Username == "" || in.Password == "" {
 		out.Refusal = msgInvalidCredential
 		// Nothing was tried: the page asks again, no failure counted.
-		return out, s.Authorize(ctx, r, in.Origin)
+		return out, nil
 	}
-	attempt, refused := s.signins.admit(in.Username, clientAddr(ctx), s.now())
+	attempt, refused := s.signins.admit(ctx, in.Username, clientAddr(ctx), s.now)
 	if refused != nil {
 		out.Refusal = msgTooManyAttempts
-		return out, s.Authorize(ctx, r, in.Origin)
+		return out, nil
 	}
-	wrong := false
-	err = s.store.Update(ctx, func(tx Tx) error {
-		wrong = false
-		if err := s.checkAuthRequest(ctx, tx, r, in.Origin); err != nil {
+	// The password is checked outside the write (see GenerateToken).
+	u, ok, err := s.checkCredentials(ctx, in.Username, in.Password)
+	if err == nil && ok {
+		err = s.store.Update(ctx, func(tx Tx) error {
+			if err := s.checkAuthRequest(ctx, tx, r, in.Origin); err != nil {
+				return err
+			}
+			var err error
+			out.Redirect, err = s.grant(ctx, tx, r, u, in)
 			return err
-		}
-		u, ok, err := s.checkCredentials(ctx, tx, in.Username, in.Password)
-		if err != nil || !ok {
-			wrong = !ok && err == nil
-			return err
-		}
-		out.Redirect, err = s.grant(ctx, tx, r, u, in)
-		return err
-	})
+		})
+	}
 	switch {
 	case err != nil:
-		// Failed, or refused before the credentials were checked.
+		// Ended before the credentials were judged, or after (the grant
+		// failed): no failure either way.
 		attempt.undecided()
-	case wrong:
-		out.Refusal = msgInvalidCredential // counted: the advance count stays
+	case !ok:
+		out.Refusal = msgInvalidCredential
+		attempt.failed()
 	default:
 		attempt.succeeded()
 	}
 	return out, err
 }
 
-// checkCredentials reports whether password is username's; an unknown user
-// name costs the same password check as a known one.
-func (s *Service) checkCredentials(ctx context.Context, tx Tx, username, password string) (User, bool, error) {
-	u, err := tx.User(ctx, username)
+// checkCredentials reports whether password is username's, read in a
+// transaction of its own and checked after it; an unknown user name costs
+// the same password check as a known one.
+func (s *Service) checkCredentials(ctx context.Context, username, password string) (User, bool, error) {
+	var u User
+	err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		u, err = tx.User(ctx, username)
+		return err
+	})
 	if errors.Is(err, ErrNotFound) {
 		CheckPassword(dummyHash(), password)
-		return u, false, nil
+		return User{}, false, nil
 	} else if err != nil {
-		return u, false, err
+		return User{}, false, err
 	}
 	return u, CheckPassword(u.PasswordHash, password), nil
 }

@@ -307,6 +307,7 @@ type TokenRequest struct {
 	Username, Password string
 	Expiration         time.Duration // 0: one hour
 	SSL                bool          // whether the request came over HTTPS
+	Binding            TokenBinding  // what the token is valid from
 }
 
 // IssuedToken is generateToken's output.
@@ -325,29 +326,37 @@ func (s *Service) GenerateToken(ctx context.Context, req TokenRequest) (IssuedTo
 		exp = time.Hour
 	}
 	exp = min(exp, s.gates.Limits.TokenMaxExpiration)
-	attempt, refused := s.signins.admit(req.Username, clientAddr(ctx), s.now())
+	bound, err := req.Binding.suffix(clientAddr(ctx))
+	if err != nil {
+		return IssuedToken{}, err
+	}
+	attempt, refused := s.signins.admit(ctx, req.Username, clientAddr(ctx), s.now)
 	if refused != nil {
 		return IssuedToken{}, refused
 	}
 	var out IssuedToken
-	err := s.store.Update(ctx, func(tx Tx) error {
-		u, ok, err := s.checkCredentials(ctx, tx, req.Username, req.Password)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return Invalid(msgInvalidCredential)
-		}
-		out = IssuedToken{Token: randomID(), Expires: s.now().Add(exp).Truncate(time.Millisecond), SSL: req.SSL}
+	// The password is checked before the write, outside any transaction:
+	// PBKDF2 takes milliseconds, and a store that runs its writes one at a
+	// time would wait on it.
+	u, ok, err := s.checkCredentials(ctx, req.Username, req.Password)
+	switch {
+	case err != nil:
+		attempt.undecided()
+		return IssuedToken{}, err
+	case !ok:
+		attempt.failed()
+		return IssuedToken{}, Invalid(msgInvalidCredential)
+	}
+	err = s.store.Update(ctx, func(tx Tx) error {
+		out = IssuedToken{Token: randomID() + bound, Expires: s.now().Add(exp).Truncate(time.Millisecond), SSL: req.SSL}
 		return tx.PutToken(ctx, Token{Token: out.Token, Username: u.Username, Expires: out.Expires})
 	})
-	switch _, judged := AsError(err); {
-	case err == nil:
-		attempt.succeeded()
-	case !judged:
+	if err != nil {
 		attempt.undecided()
+		return IssuedToken{}, err
 	}
-	return out, err
+	attempt.succeeded()
+	return out, nil
 }
 
 // Page is the paging of a list read (1-based start, as the portal).

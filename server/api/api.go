@@ -142,9 +142,10 @@ func New(cfg Config) (*API, error) {
 	}
 	// Only the sign-ins need the client's address (sign-in throttling).
 	for _, id := range []string{"generateToken", "oauthSignIn"} {
-		perOp[id] = append([]echo.MiddlewareFunc{withClientAddr}, perOp[id]...)
+		perOp[id] = append([]echo.MiddlewareFunc{s.withClientAddr}, perOp[id]...)
 	}
-	g := groupRouter{g: e.Group(base), bare: new([]string), beside: map[string]*echo.Group{}, slashed: map[string]bool{}}
+	g := groupRouter{g: e.Group(base), bare: new([]string), beside: map[string]*echo.Group{}, slashed: map[string]bool{},
+		e: e, context: cfg.Context, also: map[string][]string{}, alsoGet: map[string]bool{}}
 	// A path whose own servers put it beside the REST root, not under it
 	// (the sign-in the sign-in page posts: /sharing/oauth2/signin), is
 	// routed where they say.
@@ -152,6 +153,18 @@ func New(cfg Config) (*API, error) {
 		for _, op := range item.Operations() {
 			if slashed, _ := op.Extensions["x-trailing-slash"].(bool); slashed {
 				g.slashed[path] = true
+			}
+			if get, _ := op.Extensions["x-also-get"].(bool); get {
+				g.alsoGet[path] = true
+			}
+			if at, ok := op.Extensions["x-also-at"].([]any); ok {
+				for _, a := range at {
+					s, _ := a.(string)
+					if !strings.HasPrefix(s, "/sharing/") {
+						return nil, fmt.Errorf("api: openapi.yaml %s: x-also-at %q does not start with /sharing/", path, s)
+					}
+					g.also[path] = append(g.also[path], s)
+				}
 			}
 		}
 		if len(item.Servers) == 0 {
@@ -211,6 +224,14 @@ type groupRouter struct {
 	// trailing slash.
 	beside  map[string]*echo.Group
 	slashed map[string]bool
+	// also holds the other paths (after the context) an operation answers
+	// at (x-also-at: the portal's clients call the OAuth endpoints under
+	// sharing/oauth2 and sharing/rest/oauth2 alike); alsoGet the POST
+	// operations that answer GET too (x-also-get).
+	e       *echo.Echo
+	context string
+	also    map[string][]string
+	alsoGet map[string]bool
 }
 
 func (r groupRouter) check(p string, m []echo.MiddlewareFunc) {
@@ -234,6 +255,12 @@ func (r groupRouter) at(p string) *echo.Group {
 func (r groupRouter) register(method, p string, h echo.HandlerFunc, m []echo.MiddlewareFunc) *echo.Route {
 	r.check(p, m)
 	g := r.at(p)
+	for _, a := range r.also[p] {
+		r.e.Add(method, r.context+a, h, m...)
+		if r.slashed[p] {
+			r.e.Add(method, r.context+a+"/", h, m...)
+		}
+	}
 	if r.slashed[p] {
 		if p == "/" {
 			g.Add(method, "", h, m...)
@@ -264,6 +291,9 @@ func (r groupRouter) PATCH(p string, h echo.HandlerFunc, m ...echo.MiddlewareFun
 	return r.register(http.MethodPatch, p, h, m)
 }
 func (r groupRouter) POST(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	if r.alsoGet[p] {
+		r.register(http.MethodGet, p, h, m)
+	}
 	return r.register(http.MethodPost, p, h, m)
 }
 func (r groupRouter) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {

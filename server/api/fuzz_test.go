@@ -41,7 +41,7 @@ var fuzzOps = []fuzzOp{
 	{"POST", "/content/users/{}/addItem", pt.Member, enc("title", "Trails", "type", "Feature Service", "tags", "a,b", "description", "d")},
 	{"POST", "/content/users/" + pt.Member + "/{}/addItem", pt.ProjectsFolder, enc("title", "Zoning", "type", "Web Map")},
 	{"POST", "/content/users/{}/deleteItems", pt.Member, enc("items", `["`+pt.HydrantsItem+`","nope"]`)},
-	{"POST", "/generateToken", "", enc("username", pt.Member, "password", "jsmith-password", "expiration", "60", "client", "referer")},
+	{"POST", "/generateToken", "", enc("username", pt.Member, "password", "jsmith-password", "expiration", "60", "client", "referer", "referer", "http")},
 }
 
 // fuzzPortal is the emulator under fuzzing, its handler called without a

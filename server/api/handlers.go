@@ -489,6 +489,15 @@ func (h *handlers) GetItem(ctx context.Context, r gen.GetItemRequestObject) (gen
 func (h *handlers) GenerateToken(ctx context.Context, r gen.GenerateTokenRequestObject) (gen.GenerateTokenResponseObject, error) {
 	_, _, tls := h.where(ctx)
 	req := server.TokenRequest{Username: r.Body.Username, Password: r.Body.Password, SSL: tls}
+	if b := r.Body; b.Client != nil {
+		req.Binding.Client = string(*b.Client)
+		if b.Referer != nil {
+			req.Binding.Referer = *b.Referer
+		}
+		if b.Ip != nil {
+			req.Binding.IP = *b.Ip
+		}
+	}
 	if r.Body.Expiration != nil {
 		req.Expiration = time.Duration(*r.Body.Expiration) * time.Minute
 	}

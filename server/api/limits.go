@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"regexp"
 	"time"
 
@@ -53,10 +54,9 @@ func limitsFromSpec(doc *openapi3.T) (server.Limits, error) {
 			r.fail("PortalConfigProperties.httpsDomains.items: pattern %q does not compile", hostItem.Pattern)
 		}
 	}
-	if exp := r.prop(r.schema("GenerateTokenForm"), "expiration"); exp == nil || exp.Max == nil {
-		r.fail("GenerateTokenForm.expiration: no maximum")
-	} else {
-		l.TokenMaxExpiration = time.Duration(*exp.Max) * time.Minute
+	if exp := r.prop(r.schema("GenerateTokenForm"), "expiration"); exp != nil {
+		// Clamped to, not refused past (x-clamped-to), as the portal does.
+		l.TokenMaxExpiration = time.Duration(r.intExt(exp, "GenerateTokenForm.expiration", "x-clamped-to")) * time.Minute
 	}
 	if title := r.prop(node, "title"); title != nil && title.Pattern != categoryTitlePattern {
 		r.fail("CategoryNode.title: pattern %q; the rules implement %q", title.Pattern, categoryTitlePattern)
@@ -183,14 +183,20 @@ func (r *specReader) maxLength(s *openapi3.Schema, where string) int {
 // request (the only operation it is registered for), by which the rules count
 // failed sign-ins. It is the connection's peer: headers such
 // as X-Forwarded-For are the client's to write, so they are not trusted.
-func withClientAddr(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *srv) withClientAddr(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
-		}
-		c.SetRequest(r.WithContext(server.WithClientAddr(r.Context(), host)))
+		c.SetRequest(r.WithContext(server.WithClientAddr(r.Context(), s.clientIP(r))))
 		return next(c)
 	}
+}
+
+// clientIP is the address of the client that sent r: the connection's
+// peer.
+func (s *srv) clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return host
 }

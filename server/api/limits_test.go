@@ -53,7 +53,7 @@ func TestLimitsFollowTheContract(t *testing.T) {
 		{"title maxLength", uint64(l.CategoryTitleMaxLength), *sc("CategoryNode").Properties["title"].Value.MaxLength},
 		{"host name maxLength", uint64(l.HostNameMaxLength), *hosts.MaxLength},
 		{"host name pattern", l.HostName.String(), hosts.Pattern},
-		{"token expiration", l.TokenMaxExpiration, time.Duration(*sc("GenerateTokenForm").Properties["expiration"].Value.Max) * time.Minute},
+		{"token expiration", l.TokenMaxExpiration, time.Duration(sc("GenerateTokenForm").Properties["expiration"].Value.Extensions["x-clamped-to"].(float64)) * time.Minute},
 		{"x-max-stored-keys", float64(l.PortalConfigMaxKeys), ext("PortalConfigProperties", "x-max-stored-keys")},
 		{"x-max-stored-bytes", float64(l.PortalConfigMaxBytes), ext("PortalConfigProperties", "x-max-stored-bytes")},
 	} {

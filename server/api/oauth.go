@@ -102,7 +102,8 @@ func (h *handlers) OauthAuthorize(ctx context.Context, r gen.OauthAuthorizeReque
 		req.ChallengeMethod = string(*q.CodeChallengeMethod)
 	}
 	orig, _, _ := h.where(ctx)
-	if err := h.svc.Authorize(ctx, req, orig); err != nil {
+	req, err := h.svc.Authorize(ctx, req, orig)
+	if err != nil {
 		return nil, err
 	}
 	return h.signInPage(ctx, req, "")

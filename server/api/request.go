@@ -302,7 +302,12 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 				cl.hook.Token = token
 			}
 			// An invalid token is 498 whatever the operation; none is 499
-			// unless the operation allows anonymous callers.
+			// unless the operation allows anonymous callers. A token
+			// generateToken bound to a Referer or an address is invalid
+			// from any other.
+			if err := server.CheckTokenBinding(token, c.Request().Referer(), s.clientIP(c.Request())); err != nil {
+				return err
+			}
 			p, err := s.svc.Authenticate(cl, token)
 			if err != nil {
 				return err
@@ -393,11 +398,12 @@ func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 	case cl.op.read && (posted || changed):
 		// The generated handler binds a read's parameters from the query.
 		req.URL.RawQuery = form.Encode()
-	case posted:
+	case posted || !cl.op.read:
 		// The generated binder reads the form through ParseForm, which then
-		// finds it parsed.
+		// finds it parsed; a POST operation that answers GET too
+		// (x-also-get) takes the query as its form.
 		req.PostForm, req.Form = form, form
-		if !strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEApplicationForm) {
+		if posted && !strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEApplicationForm) {
 			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
 		}
 	}

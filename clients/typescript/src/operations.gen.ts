@@ -15,6 +15,7 @@ export const operations = {
   deleteMemberCategorySchema: { method: "post", path: "/portals/{portalId}/deleteMemberCategorySchema", json: [], csv: [] },
   generateToken: { method: "post", path: "/generateToken", json: [], csv: [] },
   getFolderContent: { method: "get", path: "/content/users/{userName}/{folderId}", json: [], csv: [] },
+  getGroup: { method: "get", path: "/community/groups/{groupId}", json: [], csv: [] },
   getInfo: { method: "get", path: "/info", json: [], csv: [] },
   getItem: { method: "get", path: "/content/items/{itemId}", json: [], csv: [] },
   getMember: { method: "get", path: "/community/users/{userName}", json: [], csv: [] },
@@ -34,6 +35,8 @@ export const operations = {
   oauthRevokeToken: { method: "post", path: "/oauth2/revokeToken", json: [], csv: [] },
   oauthSignIn: { method: "post", path: "/oauth2/signin", json: [], csv: [] },
   oauthToken: { method: "post", path: "/oauth2/token", json: [], csv: [] },
+  searchGroups: { method: "get", path: "/community/groups", json: [], csv: [] },
+  searchItems: { method: "get", path: "/search", json: [], csv: [] },
   updateMember: { method: "post", path: "/community/users/{userName}/update", json: [], csv: ["categories"] },
   updateSettings: { method: "post", path: "/portals/{portalId}/settings/update", json: ["anonymousAccessNotice", "authenticatedAccessNotice", "informationalBanner", "portalConfigProperties"], csv: [] },
 } as const satisfies Record<string, { method: string; path: string } & FormEncoding>;

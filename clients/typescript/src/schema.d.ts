@@ -407,7 +407,12 @@ export interface paths {
         /**
          * Generate a token
          * @description Exchanges a member's user name and password for a token valid `expiration` minutes (at most 20,160, two
-         *     weeks). After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
+         *     weeks: a longer one is cut to that, as the portal does). Also answered at `sharing/generateToken` (beside
+         *     the REST root). `client=referer` binds the token to `referer`: it is then valid only on requests whose
+         *     `Referer` header is that value, starts with it followed by `/`, `?` or `#`, or (for a `referer` without a
+         *     scheme, such as ArcGIS REST JS's `window.location.host`) names that host; `client=requestip` binds it to
+         *     the address that asked for it and `client=ip` to `ip`. Used otherwise, a bound token answers 498 "Invalid
+         *     token.", as on the portal. After 5 failed sign-ins for one user name, or 50 from one client address, within 15 minutes, every
          *     attempt is refused, the right password included: code 429 "Too many invalid logon attempts. Try again
          *     later.", with a detail saying when to try again. A success clears the user name's count. A known and an
          *     unknown user name take the same time to refuse.
@@ -542,6 +547,95 @@ export interface paths {
          *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
          */
         get: operations["getSelf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search items
+         * @description The items matching `q` that the caller may see, sorted and paged. `q` takes terms, `field:value` and
+         *     `field:"a phrase"` (fields `id`, `owner`, `title`, `type`, `tags`, `description`, `access`, `orgid`,
+         *     `accountid`), `AND`, `OR`, `NOT` and parentheses; terms side by side must all match, as the ArcGIS API
+         *     for Python means when it appends `accountid:<organization>` to a query. `id`, `owner`, `access`, `orgid`
+         *     and `accountid` match the whole value, ignoring case; the other fields match words (`title:roads`,
+         *     `type:"web map"`, which `Web Mapping Application` does not match), a word ending in `*` any word it
+         *     starts. An empty `q` matches every item the caller may see.
+         *
+         *     Who sees what: a `public` item anyone, anonymous callers included; an `org` item the users of its owner's
+         *     organization; a `private` item its owner and, in its organization, an `org_admin` or a holder of
+         *     `portal:admin:viewItems`.
+         *
+         *     `sortField` is `title`, `owner`, `type`, `created` or `modified` (others, such as `avgRating`, leave the
+         *     creation order); `sortOrder` `asc` (the default) or `desc`. Paging as the other lists: `num` from 0 to 100,
+         *     `nextStart` -1 on the last page.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+         *     ArcGIS API for Python sends it.
+         */
+        get: operations["searchItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/community/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search groups
+         * @description The groups matching `q` that the caller may see, sorted and paged; `q` as `searchItems` reads it, with the
+         *     fields `id`, `title`, `owner`, `tags`, `description`, `access`, `orgid` and `accountid`.
+         *
+         *     Who sees what: a `public` group anyone, anonymous callers included; an `org` group the users of its
+         *     organization; a `private` group its members and the `org_admin`s of its organization. Each group carries
+         *     `userMembership`, the caller's (`memberType` `none` when not a member).
+         *
+         *     `sortField` and `sortOrder` as `searchItems` reads them. Also answered to a POST with these parameters as a
+         *     form body (`application/x-www-form-urlencoded`), as the ArcGIS API for Python sends it.
+         */
+        get: operations["searchGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/community/groups/{groupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a group
+         * @description A group the caller may see (as `searchGroups` decides), with the caller's `userMembership`. A group the
+         *     caller may not see is answered as one that does not exist.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`), as the
+         *     ArcGIS API for Python sends it.
+         */
+        get: operations["getGroup"];
         put?: never;
         post?: never;
         delete?: never;
@@ -695,7 +789,8 @@ export interface paths {
         put?: never;
         /**
          * Issue an OAuth 2.0 token
-         * @description Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`):
+         * @description Issues tokens as the portal's OAuth 2.0 token endpoint does (also answered at `oauth2/token/`, at
+         *     `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
          *
          *     * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
          *       `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
@@ -960,12 +1055,17 @@ export interface components {
             password: string;
             /**
              * Format: int32
-             * @description Minutes the token stays valid; 60 when absent.
+             * @description Minutes the token stays valid; 60 when absent; more than 20,160 is 20,160.
              */
             expiration?: number;
-            /** @enum {string} */
+            /**
+             * @description What the token is bound to (see above); none when absent.
+             * @enum {string}
+             */
             client?: "referer" | "requestip" | "ip";
             referer?: string;
+            /** @description The client address a `client=ip` token is bound to. */
+            ip?: string;
             f?: components["schemas"]["Format"];
         };
         ErrorBody: {
@@ -1055,6 +1155,28 @@ export interface components {
              */
             created?: number;
             categories?: string[];
+            /** @description Shown to the user and to the administrators of its organization only. */
+            email?: string;
+            firstName?: string;
+            lastName?: string;
+            description?: string;
+            tags?: string[];
+            thumbnail?: string | null;
+            /** @description Who may see the user's profile (`org` here). */
+            access?: string;
+            /** @description Where the user signs in (`arcgis`, the portal's built-in identity store). */
+            provider?: string;
+            /** @description `english` or `metric`. */
+            units?: string;
+            culture?: string;
+            region?: string;
+            /** Format: int64 */
+            modified?: number;
+            /**
+             * @description The user's groups the reader may see (all of them for the user and for the administrators of its
+             *     organization; for another member, those `searchGroups` shows it), each with the user's membership.
+             */
+            groups?: components["schemas"]["Group"][];
             error?: components["schemas"]["ErrorBody"];
         };
         MemberListResponse: {
@@ -1217,9 +1339,31 @@ export interface components {
             /** @description Whether the organization has a member category schema; shown to its members. */
             hasMemberCategorySchema?: boolean;
             user?: components["schemas"]["User"];
+            /**
+             * @description The utility services clients use (geocoding, geometry, printing, routing, elevation): the
+             *     documented hosted defaults, as a portal without services of its own configured answers them.
+             */
+            helperServices?: {
+                [key: string]: unknown;
+            };
+            /** @description The extent new maps open at (Web Mercator). */
+            defaultExtent?: {
+                [key: string]: unknown;
+            };
+            /** @description The origins allowed to call the portal; empty allows every origin, as here. */
+            authorizedCrossOriginDomains?: string[];
+            /** @description Redirect URIs the organization allows for its applications beyond their own; none. */
+            allowedRedirectUris?: string[];
+            /**
+             * Format: int32
+             * @description The longest expiration `generateToken` grants, in minutes.
+             */
+            maxTokenExpirationMinutes?: number;
             /** @description The application whose token (`client_credentials`) made the request. */
             appInfo?: {
                 appId?: string;
+                /** @description The user answered as the application's owner (the organization's first `org_admin` by name). */
+                appOwner?: string;
                 orgId?: string;
                 privileges?: string[];
             };
@@ -1249,6 +1393,141 @@ export interface components {
              * @description Creation time, milliseconds since the epoch.
              */
             created: number;
+            /** @description Shown to the user and to the administrators of its organization only. */
+            email?: string;
+            firstName?: string;
+            lastName?: string;
+            description?: string;
+            tags?: string[];
+            thumbnail?: string | null;
+            /** @description Who may see the user's profile (`org` here). */
+            access?: string;
+            /** @description Where the user signs in (`arcgis`, the portal's built-in identity store). */
+            provider?: string;
+            /** @description `english` or `metric`. */
+            units?: string;
+            culture?: string;
+            region?: string;
+            /** Format: int64 */
+            modified?: number;
+            /**
+             * @description The user's groups the reader may see (all of them for the user and for the administrators of its
+             *     organization; for another member, those `searchGroups` shows it), each with the user's membership.
+             */
+            groups?: components["schemas"]["Group"][];
+        };
+        /** @description An item as a search finds it; a real portal answers more properties, which clients may ignore. */
+        SearchItem: {
+            id: string;
+            owner: string;
+            /** @description The owner's organization. */
+            orgId: string;
+            title: string;
+            type: string;
+            typeKeywords?: string[];
+            tags?: string[];
+            description?: string;
+            snippet?: string | null;
+            thumbnail?: string | null;
+            /**
+             * @description Who may find the item.
+             * @enum {string}
+             */
+            access: "private" | "org" | "public";
+            /** Format: int64 */
+            created: number;
+            /** Format: int64 */
+            modified: number;
+        };
+        ItemSearchResponse: {
+            /** @description The query, as given. */
+            query?: string;
+            /** Format: int32 */
+            total?: number;
+            /** Format: int32 */
+            start?: number;
+            /** Format: int32 */
+            num?: number;
+            /**
+             * Format: int32
+             * @description Start of the next page; -1 on the last page.
+             */
+            nextStart?: number;
+            results?: components["schemas"]["SearchItem"][];
+            error?: components["schemas"]["ErrorBody"];
+        };
+        /** @description A user's membership of the group (the caller's; in a user document, that user's). */
+        GroupMembership: {
+            username?: string;
+            /** @enum {string} */
+            memberType: "owner" | "admin" | "member" | "none";
+        };
+        /** @description A group as the group resource describes it; a real portal answers more properties, which clients may ignore. */
+        Group: {
+            id: string;
+            title: string;
+            owner: string;
+            orgId: string;
+            description?: string;
+            snippet?: string | null;
+            tags?: string[];
+            typeKeywords?: string[];
+            thumbnail?: string | null;
+            /** @enum {string} */
+            access: "private" | "org" | "public";
+            isInvitationOnly?: boolean;
+            isViewOnly?: boolean;
+            protected?: boolean;
+            /** @description How the group's items are sorted. */
+            sortField?: string;
+            sortOrder?: string;
+            /** Format: int64 */
+            created: number;
+            /** Format: int64 */
+            modified: number;
+            userMembership: components["schemas"]["GroupMembership"];
+        };
+        /** @description A group, or the error envelope. */
+        GroupResponse: {
+            id?: string;
+            title?: string;
+            owner?: string;
+            orgId?: string;
+            description?: string;
+            snippet?: string | null;
+            tags?: string[];
+            typeKeywords?: string[];
+            thumbnail?: string | null;
+            /** @enum {string} */
+            access?: "private" | "org" | "public";
+            isInvitationOnly?: boolean;
+            isViewOnly?: boolean;
+            protected?: boolean;
+            sortField?: string;
+            sortOrder?: string;
+            /** Format: int64 */
+            created?: number;
+            /** Format: int64 */
+            modified?: number;
+            userMembership?: components["schemas"]["GroupMembership"];
+            error?: components["schemas"]["ErrorBody"];
+        };
+        GroupSearchResponse: {
+            /** @description The query, as given. */
+            query?: string;
+            /** Format: int32 */
+            total?: number;
+            /** Format: int32 */
+            start?: number;
+            /** Format: int32 */
+            num?: number;
+            /**
+             * Format: int32
+             * @description Start of the next page; -1 on the last page.
+             */
+            nextStart?: number;
+            results?: components["schemas"]["Group"][];
+            error?: components["schemas"]["ErrorBody"];
         };
         Role: {
             id: string;
@@ -1291,7 +1570,7 @@ export interface components {
             password?: string;
             /**
              * Format: int32
-             * @description Minutes; replaces the authorization request's.
+             * @description Minutes; replaces the authorization request's. More than the most is the most.
              */
             expiration?: number;
             /** @description Sent by some clients with the form; ignored. */
@@ -1314,7 +1593,7 @@ export interface components {
             code_verifier?: string;
             /**
              * Format: int32
-             * @description Minutes an application's token stays valid (client_credentials); 120 when absent.
+             * @description Minutes an application's token stays valid (client_credentials); 120 when absent; more than 20,160 is 20,160.
              */
             expiration?: number;
             f?: components["schemas"]["Format"];
@@ -1434,6 +1713,10 @@ export interface components {
         Start: number;
         /** @description Entries per page; 0 answers only the total, with `nextStart` -1. */
         Num: number;
+        /** @description The field to sort by: `title`, `owner`, `type`, `created` or `modified`; others (such as `avgRating`, which the ArcGIS API for Python sends) leave the creation order. The first of a comma-separated list is used. */
+        SortField: string;
+        /** @description `asc` (the default) or `desc`. */
+        SortOrder: "asc" | "desc";
     };
     requestBodies: never;
     headers: never;
@@ -2168,6 +2451,113 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    searchItems: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The query; empty or absent matches every item the caller may see.
+                 * @example owner:jsmith AND type:"feature service"
+                 */
+                q?: string;
+                /** @description The field to sort by: `title`, `owner`, `type`, `created` or `modified`; others (such as `avgRating`, which the ArcGIS API for Python sends) leave the creation order. The first of a comma-separated list is used. */
+                sortField?: components["parameters"]["SortField"];
+                /** @description `asc` (the default) or `desc`. */
+                sortOrder?: components["parameters"]["SortOrder"];
+                /** @description 1-based index of the first entry of the page. */
+                start?: components["parameters"]["Start"];
+                /** @description Entries per page; 0 answers only the total, with `nextStart` -1. */
+                num?: components["parameters"]["Num"];
+                /** @description Response format. */
+                f?: components["parameters"]["F"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ItemSearchResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    searchGroups: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The query; empty or absent matches every group the caller may see.
+                 * @example accountid:0123456789ABCDEF
+                 */
+                q?: string;
+                /** @description The field to sort by: `title`, `owner`, `type`, `created` or `modified`; others (such as `avgRating`, which the ArcGIS API for Python sends) leave the creation order. The first of a comma-separated list is used. */
+                sortField?: components["parameters"]["SortField"];
+                /** @description `asc` (the default) or `desc`. */
+                sortOrder?: components["parameters"]["SortOrder"];
+                /** @description 1-based index of the first entry of the page. */
+                start?: components["parameters"]["Start"];
+                /** @description Entries per page; 0 answers only the total, with `nextStart` -1. */
+                num?: components["parameters"]["Num"];
+                /** @description Response format. */
+                f?: components["parameters"]["F"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupSearchResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getGroup: {
+        parameters: {
+            query?: {
+                /** @description Response format. */
+                f?: components["parameters"]["F"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The group's id.
+                 * @example b1a2c3d4e5f6478190a1b2c3d4e5f6a7
+                 */
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupResponse"];
                 };
             };
             404: components["responses"]["NotFound"];

@@ -98,6 +98,13 @@ func TestValidationRules(t *testing.T) {
 		{"unknown item folder", "folder: f1,", "folder: nope,", 15, "organizations[0].users[0].items[0].folder", `unknown folder "nope"`},
 		{"item in another user's folder", "folder: f1,", "folder: f2,", 15, "organizations[0].users[0].items[0].folder", `folder "f2" belongs to user "u2", not to "u1"`},
 		{"empty tag", "tags: [x]", `tags: [x, " "]`, 15, "organizations[0].users[0].items[0].tags[1]", "must not be empty"},
+		{"unknown item access", "tags: [x]", "tags: [x], access: shared", 15, "organizations[0].users[0].items[0].access", `unknown access "shared": want private, org or public`},
+		{"unknown group member", "role: other\n", "role: other\n    groups:\n      - {id: g1, title: T, owner: v1, members: [nobody]}\n", 32, "organizations[1].groups[0].members[0]", `unknown member "nobody": want a user of the seed`},
+		{"duplicate group id", "role: other\n", "role: other\n    groups:\n      - {id: g1, title: T, owner: v1}\n      - {id: g1, title: U, owner: v1}\n", 33, "organizations[1].groups[1].id", `duplicate group id "g1" (also organizations[1].groups[0])`},
+		{"group owner of another organization", "role: other\n", "role: other\n    groups:\n      - {id: g1, title: T, owner: u1}\n", 32, "organizations[1].groups[0].owner", `unknown owner "u1": want a user of this organization`},
+		{"unknown group access", "role: other\n", "role: other\n    groups:\n      - {id: g1, title: T, owner: v1, access: secret}\n", 32, "organizations[1].groups[0].access", `unknown access "secret": want private, org or public`},
+		{"group member named twice", "role: other\n", "role: other\n    groups:\n      - {id: g1, title: T, owner: v1, admins: [u1], members: [u1]}\n", 32, "organizations[1].groups[0].members[0]", `user "u1" is already a member (organizations[1].groups[0].admins[0])`},
+		{"group without title", "role: other\n", "role: other\n    groups:\n      - {id: g1, owner: v1}\n", 32, "organizations[1].groups[0].title", "must not be empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

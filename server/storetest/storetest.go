@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"RolesList", testRolesList},
 		{"OAuth", testOAuth},
 		{"TakeOnce", testTakeOnce},
+		{"Groups", testGroups},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })

@@ -89,7 +89,6 @@ func viewGroup(username string, g Group) GroupView {
 // GroupPage is a page of a group search.
 type GroupPage struct {
 	Paging
-	Query  string
 	Groups []GroupView
 }
 
@@ -115,7 +114,7 @@ func (s *Service) GetGroup(ctx context.Context, p Principal, id string) (GroupVi
 // SearchGroups answers community/groups: the groups matching q that p may
 // see, sorted and paged.
 func (s *Service) SearchGroups(ctx context.Context, p Principal, q, sortField, sortOrder string, page Page) (GroupPage, error) {
-	out := GroupPage{Query: q}
+	var out GroupPage
 	expr, err := ParseQuery(q)
 	if err != nil {
 		return out, err
@@ -169,7 +168,7 @@ func groupFields(g Group) fieldFunc {
 // another member: an administrator of the organization, or the user itself,
 // sees them all.
 func visibleGroups(p Principal, u User, groups []Group) []Group {
-	if p.User.Username == u.Username || (p.userOf(u.OrgID) && p.IsAdmin()) {
+	if viewerSees(p, u) {
 		return groups
 	}
 	return slices.DeleteFunc(slices.Clone(groups), func(g Group) bool { return !p.canSee(g) })

@@ -124,7 +124,7 @@ func wordMatch(have, want string) bool {
 
 func (q Query) match(f fieldFunc) bool { return q.root == nil || q.root.match(f) }
 
-// ErrBadQuery is the answer to a query that does not parse.
+// errBadQuery is the answer to a query that does not parse.
 func errBadQuery(detail string) *Error {
 	return &Error{Code: 400, Message: "Invalid query.", Details: []string{"q: " + detail}}
 }
@@ -323,7 +323,6 @@ type ItemView struct {
 // ItemPage is a page of an item search.
 type ItemPage struct {
 	Paging
-	Query string
 	Items []ItemView
 }
 
@@ -343,7 +342,7 @@ func (p Principal) canSeeItem(it Item, org string) bool {
 // SearchItems answers search: the items matching q that p may see, sorted
 // and paged.
 func (s *Service) SearchItems(ctx context.Context, p Principal, q, sortField, sortOrder string, page Page) (ItemPage, error) {
-	out := ItemPage{Query: q}
+	var out ItemPage
 	expr, err := ParseQuery(q)
 	if err != nil {
 		return out, err

@@ -435,11 +435,13 @@ type ClientInterface interface {
 	// JSON object whose `oauth_state` names this authorization request (clients that sign in for a person,
 	// such as the ArcGIS API for Python, read it), and `messages` after a refused attempt.
 	//
-	// `client_id` names a registered application (the seed's `apps`, or `pythonapi`, the ArcGIS API for
-	// Python's built-in public client, whose redirect URIs are the portal's own origin and
-	// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered: the same scheme
-	// and host, a path at or under the registered one, and the same port, except that a loopback address
-	// (127.0.0.1, ::1, localhost) takes any port (RFC 8252, native apps). `response_type=token` (implicit
+	// `client_id` names a registered application (the seed's `apps`, or `pythonapi` and `arcgisonline`, the
+	// ArcGIS API for Python's built-in public clients, whose redirect URIs are the portal's own origin and
+	// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered, compared after
+	// normalising both (scheme and host in lower case, a default port dropped, an empty path as `/`): exactly
+	// (RFC 9700 4.1.3), except that a loopback address (127.0.0.1, ::1, localhost) takes any port (RFC 8252,
+	// native apps) and a path at or under the registered one. A dot segment (`..`, `%2e%2e`), a backslash or a
+	// fragment, even an empty `#`, is refused. `expiration` past the most is the most, as on the portal. `response_type=token` (implicit
 	// grant) delivers the token in the redirect's fragment; `response_type=code` (authorization code grant)
 	// delivers `?code=`, to exchange with `oauthToken`; `state` is echoed either way. `code_challenge` with
 	// `code_challenge_method` `S256` (or `plain`) binds the code to a PKCE verifier. `expiration` is in
@@ -1399,11 +1401,13 @@ func (c *Client) OauthApproval(ctx context.Context, params *OauthApprovalParams,
 // JSON object whose `oauth_state` names this authorization request (clients that sign in for a person,
 // such as the ArcGIS API for Python, read it), and `messages` after a refused attempt.
 //
-// `client_id` names a registered application (the seed's `apps`, or `pythonapi`, the ArcGIS API for
-// Python's built-in public client, whose redirect URIs are the portal's own origin and
-// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered: the same scheme
-// and host, a path at or under the registered one, and the same port, except that a loopback address
-// (127.0.0.1, ::1, localhost) takes any port (RFC 8252, native apps). `response_type=token` (implicit
+// `client_id` names a registered application (the seed's `apps`, or `pythonapi` and `arcgisonline`, the
+// ArcGIS API for Python's built-in public clients, whose redirect URIs are the portal's own origin and
+// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered, compared after
+// normalising both (scheme and host in lower case, a default port dropped, an empty path as `/`): exactly
+// (RFC 9700 4.1.3), except that a loopback address (127.0.0.1, ::1, localhost) takes any port (RFC 8252,
+// native apps) and a path at or under the registered one. A dot segment (`..`, `%2e%2e`), a backslash or a
+// fragment, even an empty `#`, is refused. `expiration` past the most is the most, as on the portal. `response_type=token` (implicit
 // grant) delivers the token in the redirect's fragment; `response_type=code` (authorization code grant)
 // delivers `?code=`, to exchange with `oauthToken`; `state` is echoed either way. `code_challenge` with
 // `code_challenge_method` `S256` (or `plain`) binds the code to a PKCE verifier. `expiration` is in
@@ -4426,11 +4430,13 @@ type ClientWithResponsesInterface interface {
 	// JSON object whose `oauth_state` names this authorization request (clients that sign in for a person,
 	// such as the ArcGIS API for Python, read it), and `messages` after a refused attempt.
 	//
-	// `client_id` names a registered application (the seed's `apps`, or `pythonapi`, the ArcGIS API for
-	// Python's built-in public client, whose redirect URIs are the portal's own origin and
-	// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered: the same scheme
-	// and host, a path at or under the registered one, and the same port, except that a loopback address
-	// (127.0.0.1, ::1, localhost) takes any port (RFC 8252, native apps). `response_type=token` (implicit
+	// `client_id` names a registered application (the seed's `apps`, or `pythonapi` and `arcgisonline`, the
+	// ArcGIS API for Python's built-in public clients, whose redirect URIs are the portal's own origin and
+	// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered, compared after
+	// normalising both (scheme and host in lower case, a default port dropped, an empty path as `/`): exactly
+	// (RFC 9700 4.1.3), except that a loopback address (127.0.0.1, ::1, localhost) takes any port (RFC 8252,
+	// native apps) and a path at or under the registered one. A dot segment (`..`, `%2e%2e`), a backslash or a
+	// fragment, even an empty `#`, is refused. `expiration` past the most is the most, as on the portal. `response_type=token` (implicit
 	// grant) delivers the token in the redirect's fragment; `response_type=code` (authorization code grant)
 	// delivers `?code=`, to exchange with `oauthToken`; `state` is echoed either way. `code_challenge` with
 	// `code_challenge_method` `S256` (or `plain`) binds the code to a PKCE verifier. `expiration` is in
@@ -7105,11 +7111,13 @@ func (c *ClientWithResponses) OauthApprovalWithResponse(ctx context.Context, par
 // JSON object whose `oauth_state` names this authorization request (clients that sign in for a person,
 // such as the ArcGIS API for Python, read it), and `messages` after a refused attempt.
 //
-// `client_id` names a registered application (the seed's `apps`, or `pythonapi`, the ArcGIS API for
-// Python's built-in public client, whose redirect URIs are the portal's own origin and
-// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered: the same scheme
-// and host, a path at or under the registered one, and the same port, except that a loopback address
-// (127.0.0.1, ::1, localhost) takes any port (RFC 8252, native apps). `response_type=token` (implicit
+// `client_id` names a registered application (the seed's `apps`, or `pythonapi` and `arcgisonline`, the
+// ArcGIS API for Python's built-in public clients, whose redirect URIs are the portal's own origin and
+// `urn:ietf:wg:oauth:2.0:oob`). `redirect_uri` must be one the application registered, compared after
+// normalising both (scheme and host in lower case, a default port dropped, an empty path as `/`): exactly
+// (RFC 9700 4.1.3), except that a loopback address (127.0.0.1, ::1, localhost) takes any port (RFC 8252,
+// native apps) and a path at or under the registered one. A dot segment (`..`, `%2e%2e`), a backslash or a
+// fragment, even an empty `#`, is refused. `expiration` past the most is the most, as on the portal. `response_type=token` (implicit
 // grant) delivers the token in the redirect's fragment; `response_type=code` (authorization code grant)
 // delivers `?code=`, to exchange with `oauthToken`; `state` is echoed either way. `code_challenge` with
 // `code_challenge_method` `S256` (or `plain`) binds the code to a PKCE verifier. `expiration` is in

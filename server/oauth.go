@@ -98,31 +98,63 @@ func app(ctx context.Context, tx Tx, clientID, origin string) (App, error) {
 }
 
 // redirectAllowed reports whether uri is one of a's registered redirect
-// URIs: the out-of-band URI when registered, or the same scheme and host, a
-// path at or under the registered one, and the same port, except that a
-// loopback host takes any port (RFC 8252 7.3, native apps).
+// URIs, both normalised first (scheme and host in lower case, a default
+// port dropped, an empty path as "/"), and uri refused outright if it holds
+// a dot segment ("..", "%2e%2e") or a fragment, even an empty one: the
+// out-of-band URI when registered; a registered URI exactly (RFC 9700
+// 4.1.3); or, for a loopback host, the same scheme and host, any port (RFC
+// 8252 7.3, native apps) and a path at or under the registered one, as the
+// loopback registrations of the seed are origins.
 func redirectAllowed(a App, uri string) bool {
 	if uri == OOBRedirectURI {
 		return slices.Contains(a.RedirectURIs, OOBRedirectURI)
 	}
-	if CheckRedirectURI(uri) != "" {
+	u, ok := normalRedirect(uri)
+	if !ok {
 		return false // no URI an application could register
 	}
-	u, _ := url.Parse(uri) // parsed by CheckRedirectURI
 	for _, reg := range a.RedirectURIs {
-		r, err := url.Parse(reg)
-		if err != nil || r.Scheme != u.Scheme || !strings.EqualFold(r.Hostname(), u.Hostname()) {
+		r, ok := normalRedirect(reg)
+		if !ok || r.Scheme != u.Scheme || r.Hostname() != u.Hostname() {
 			continue
 		}
-		if r.Port() != u.Port() && !isLoopback(u.Hostname()) {
+		if !isLoopback(u.Hostname()) {
+			if r.Host == u.Host && r.EscapedPath() == u.EscapedPath() && r.RawQuery == u.RawQuery {
+				return true
+			}
 			continue
 		}
-		base := strings.TrimSuffix(r.Path, "/")
-		if u.Path == base || u.Path == base+"/" || strings.HasPrefix(u.Path, base+"/") {
+		base := strings.TrimSuffix(r.EscapedPath(), "/")
+		if p := u.EscapedPath(); p == base || p == base+"/" || strings.HasPrefix(p, base+"/") {
 			return true
 		}
 	}
 	return false
+}
+
+// normalRedirect parses a redirect URI that CheckRedirectURI takes, holds
+// no dot segment, fragment mark or backslash, into its normal form.
+func normalRedirect(uri string) (*url.URL, bool) {
+	if CheckRedirectURI(uri) != "" || strings.ContainsAny(uri, "#\\") {
+		return nil, false
+	}
+	u, err := url.Parse(uri)
+	if err != nil {
+		return nil, false
+	}
+	for seg := range strings.SplitSeq(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return nil, false
+		}
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if p := u.Port(); (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
+		u.Host = strings.TrimSuffix(u.Host, ":"+p)
+	}
+	if u.Path == "" {
+		u.Path, u.RawPath = "/", ""
+	}
+	return u, true
 }
 
 // CheckRedirectURI returns why uri cannot be registered as a redirect URI,

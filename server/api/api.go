@@ -144,6 +144,11 @@ func New(cfg Config) (*API, error) {
 	for _, id := range []string{"generateToken", "oauthSignIn"} {
 		perOp[id] = append([]echo.MiddlewareFunc{s.withClientAddr}, perOp[id]...)
 	}
+	// Answers that carry tokens or codes are kept by no cache (RFC 6749
+	// 5.1): the token endpoints' and the sign-in's redirect.
+	for _, id := range []string{"generateToken", "oauthToken", "oauthSignIn"} {
+		perOp[id] = append([]echo.MiddlewareFunc{noStore}, perOp[id]...)
+	}
 	g := groupRouter{g: e.Group(base), bare: new([]string), beside: map[string]*echo.Group{}, slashed: map[string]bool{},
 		e: e, context: cfg.Context, also: map[string][]string{}, alsoGet: map[string]bool{}}
 	// A path whose own servers put it beside the REST root, not under it

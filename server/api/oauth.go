@@ -24,6 +24,17 @@ type htmlPage struct {
 	code     int    // what the journal records: 0 for a success, else the refusal's code
 }
 
+// noStore marks an answer as not to be stored by any cache, nor its
+// older HTTP/1.0 ones.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Pragma", "no-cache")
+		return next(c)
+	}
+}
+
 func (p htmlPage) write(c echo.Context) error {
 	h := c.Response().Header()
 	if p.location != "" {

@@ -399,13 +399,16 @@ func TestOutOfBand(t *testing.T) {
 	}
 }
 
-// TestRedirectURIs: a registered redirect URI is matched by scheme, host,
-// port and path (at or under the registered one); a loopback host takes
-// any port (RFC 8252), any other must match; pythonapi redirects to the
-// portal's own origin. Refusals are the portal's HTML error pages.
+// TestRedirectURIs: a redirect URI is normalised, then matched: a
+// registered one exactly (RFC 9700 4.1.3), or a loopback host on any port
+// (RFC 8252) with a path at or under the registered one; a dot segment, even
+// percent-encoded, or a fragment, even empty, is refused; pythonapi
+// redirects to the portal's own origin. Refusals are the portal's HTML
+// error pages.
 func TestRedirectURIs(t *testing.T) {
 	f := seed.Demo()
-	f.Organizations[0].Apps = append(f.Organizations[0].Apps, seed.App{ClientID: "web-app", RedirectURIs: []string{"https://app.example.org:8443/oauth"}})
+	f.Organizations[0].Apps = append(f.Organizations[0].Apps, seed.App{ClientID: "web-app", RedirectURIs: []string{"https://app.example.org:8443/oauth"}},
+		seed.App{ClientID: "site-app", RedirectURIs: []string{"https://app.example.com/cb", "https://app.example.com"}})
 	p := pt.New(t, pt.WithSeed(f))
 	for _, c := range []struct {
 		client, uri string
@@ -425,7 +428,27 @@ func TestRedirectURIs(t *testing.T) {
 		{demoApp, "127.0.0.1:5000", false},
 		{demoApp, oob, false},
 		{"web-app", "https://app.example.org:8443/oauth", true},
-		{"web-app", "https://app.example.org:8443/oauth/callback", true},
+		{"web-app", "https://app.example.org:8443/oauth/callback", false},
+		{"web-app", "https://app.example.org:8443/oauth/", false},
+		{"web-app", "https://app.example.org:8443/oauth?x=1", false},
+		{"site-app", "https://app.example.com/cb", true},
+		{"site-app", "https://app.example.com:443/cb", true},
+		{"site-app", "HTTPS://App.Example.com/cb", true},
+		{"site-app", "https://app.example.com/", true},
+		{"site-app", "https://app.example.com", true},
+		{"site-app", "https://app.example.com/cb/../evil", false},
+		{"site-app", "https://app.example.com/cb/%2e%2e/evil", false},
+		{"site-app", "https://app.example.com/cb/%2E%2E/cb", false},
+		{"site-app", "https://app.example.com/./cb", false},
+		{"site-app", "https://app.example.com/cb#", false},
+		{"site-app", "https://app.example.com/cb/", false},
+		{"site-app", "https://app.example.com/cbx", false},
+		{"site-app", "https://app.example.com/evil", false},
+		{"site-app", "https://app.example.com:8443/cb", false},
+		{"site-app", `https://app.example.com/cb\..\evil`, false},
+		{demoApp, "http://127.0.0.1:5000/callback/../../evil", false},
+		{demoApp, "http://127.0.0.1:5000/%2e%2e/evil", false},
+		{demoApp, "http://127.0.0.1:5000/callback#", false},
 		{"web-app", "https://APP.example.org:8443/oauth", true},
 		{"web-app", "https://app.example.org/oauth", false},
 		{"web-app", "https://app.example.org:9443/oauth", false},
@@ -449,11 +472,11 @@ func TestRedirectURIs(t *testing.T) {
 	}
 	// A code for a public application is exchanged without a secret, and
 	// only with PKCE when it asked for it.
-	to := signInThrough(t, p, form("client_id", "web-app", "response_type", "code", "redirect_uri", "https://app.example.org:8443/oauth/cb"), pt.Member, pt.MemberPassword)
-	if !strings.HasPrefix(to.String(), "https://app.example.org:8443/oauth/cb?code=") {
+	to := signInThrough(t, p, form("client_id", "web-app", "response_type", "code", "redirect_uri", "https://app.example.org:8443/oauth"), pt.Member, pt.MemberPassword)
+	if !strings.HasPrefix(to.String(), "https://app.example.org:8443/oauth?code=") {
 		t.Fatalf("redirect to %s", to)
 	}
-	issued(t, oauthToken(t, p, "grant_type", "authorization_code", "client_id", "web-app", "redirect_uri", "https://app.example.org:8443/oauth/cb", "code", to.Query().Get("code")))
+	issued(t, oauthToken(t, p, "grant_type", "authorization_code", "client_id", "web-app", "redirect_uri", "https://app.example.org:8443/oauth", "code", to.Query().Get("code")))
 }
 
 // TestOAuthTokensLifecycle: tokens of the OAuth sign-in follow the rules of

@@ -285,8 +285,9 @@ func (f *File) Validate() error {
 		bad("organizations", "at least one organization is required")
 	}
 
-	orgs := map[string]string{}    // id -> path
-	users := map[string]string{}   // username -> path
+	orgs := map[string]string{}  // id -> path
+	users := map[string]string{} // username -> path
+	foldedUsers := map[string]string{}
 	tokens := map[string]string{}  // token -> path
 	folders := map[string]string{} // folder id -> owner
 	items := map[string]string{}   // item id -> path
@@ -371,8 +372,12 @@ func (f *File) Validate() error {
 				}
 				if prev, dup := users[u.Username]; dup {
 					bad(up+".username", "duplicate username %q (also %s)", u.Username, prev)
+				} else if prev, dup := foldedUsers[strings.ToLower(u.Username)]; dup {
+					// One sign-in name, one throttle count, whatever the case.
+					bad(up+".username", "username %q differs from %s's only by case", u.Username, prev)
 				}
 				users[u.Username] = up
+				foldedUsers[strings.ToLower(u.Username)] = up
 			}
 			required(up+".password", u.Password)
 			if required(up+".role", u.Role) && !isBuiltinRole(u.Role) && !roles[u.Role] {

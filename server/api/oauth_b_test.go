@@ -1,0 +1,101 @@
+package api_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	pt "github.com/orgportal/portal-api/portaltest"
+)
+
+// TestConcurrentRightPasswords: eight clients signing in at once as one
+// user with the right password all get a token: only failures count, and
+// attempts in flight are none.
+func TestConcurrentRightPasswords(t *testing.T) {
+	p := pt.New(t)
+	const n = 8
+	answers := make([]answer, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodPost, p.URL+"/generateToken",
+				strings.NewReader(form("username", pt.Member, "password", pt.MemberPassword, "f", "json").Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			answers[i] = answer{status: resp.StatusCode, raw: string(b)}
+		})
+	}
+	wg.Wait()
+	for i, a := range answers {
+		if a.status != http.StatusOK || !strings.Contains(a.raw, `"token"`) {
+			t.Errorf("sign-in %d of %d: HTTP %d %s", i+1, n, a.status, a.raw)
+		}
+	}
+}
+
+// TestConcurrentWrongPasswords: of twelve wrong passwords at once, five
+// are judged (the limit), the others refused as throttled; the right
+// password is refused after.
+func TestConcurrentWrongPasswords(t *testing.T) {
+	p := pt.New(t)
+	const n = 12
+	codes := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodPost, p.URL+"/generateToken",
+				strings.NewReader(form("username", pt.Member, "password", "wrong", "f", "json").Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			codes[i] = string(b)
+		})
+	}
+	wg.Wait()
+	invalid, throttled := 0, 0
+	for _, c := range codes {
+		switch {
+		case strings.Contains(c, "Invalid username or password."):
+			invalid++
+		case strings.Contains(c, "Too many invalid logon attempts."):
+			throttled++
+		}
+	}
+	if invalid != 5 || throttled != n-5 {
+		t.Errorf("%d judged wrong, %d throttled; want 5 and %d", invalid, throttled, n-5)
+	}
+	fails(t, post(t, p, "/generateToken", "", form("username", pt.Member, "password", pt.MemberPassword)), 429, "Too many invalid logon attempts.")
+}
+
+// TestTokenAnswersNotStored: answers carrying tokens or codes say
+// Cache-Control: no-store (RFC 6749 5.1), refusals included.
+func TestTokenAnswersNotStored(t *testing.T) {
+	p := pt.New(t)
+	check := func(what string, h http.Header) {
+		t.Helper()
+		if h.Get("Cache-Control") != "no-store" || h.Get("Pragma") != "no-cache" {
+			t.Errorf("%s: Cache-Control %q, Pragma %q", what, h.Get("Cache-Control"), h.Get("Pragma"))
+		}
+	}
+	check("generateToken", ok(t, post(t, p, "/generateToken", "", form("username", pt.Member, "password", pt.MemberPassword))).header)
+	check("generateToken refused", post(t, p, "/generateToken", "", form("username", pt.Member, "password", "wrong")).header)
+	check("oauth2/token", ok(t, oauthToken(t, p, "grant_type", "client_credentials", "client_id", demoApp, "client_secret", demoSecret)).header)
+	check("oauth2/token refused", oauthToken(t, p, "grant_type", "client_credentials", "client_id", demoApp, "client_secret", "x").header)
+	state := oAuthInfo(t, authorize(t, p, codeParams()))["oauth_state"].(string)
+	a := signIn(t, p, state, pt.Member, pt.MemberPassword)
+	redirected(t, a)
+	check("the sign-in's redirect", a.header)
+}

@@ -28,9 +28,9 @@ func errConflict(details ...string) *adminError {
 }
 
 // CreateOrganization adds one organization of a seed (its roles, members,
-// tokens, folders and items) to the store. It refuses, changing nothing, an
-// organization whose id exists or that would take over a user name, token,
-// folder or item of another.
+// tokens, folders, items and groups) to the store. It refuses, changing
+// nothing, an organization whose id exists or that would take over a user
+// name, token, folder, item or group of another.
 func (s *Server) CreateOrganization(ctx context.Context, o seed.Organization) error {
 	if bad := unstorable(o); len(bad) > 0 {
 		return badRequest(bad...)
@@ -90,6 +90,12 @@ func (s *Server) CreateOrganization(ctx context.Context, o seed.Organization) er
 				if err := check("items: item", it.ID, err); err != nil {
 					return err
 				}
+			}
+		}
+		for _, g := range o.Groups {
+			_, err := tx.Group(ctx, g.ID)
+			if err := check("groups: group", g.ID, err); err != nil {
+				return err
 			}
 		}
 		if len(conflicts) > 0 {

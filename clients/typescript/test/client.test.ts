@@ -491,6 +491,20 @@ describe("discovery, the per-item move and OAuth tokens", () => {
     assert.equal(e.code, 499);
   });
 
+  test("searchItems, searchGroups and getGroup answer what the caller may see", async () => {
+    const mine = await member.get("/search", { params: { query: { q: `owner:${demo.member}`, sortField: "title", num: 100 } } });
+    assert.deepEqual(mine.results?.map((i) => [i.title, i.access]), [["Hydrants", "org"], ["Parcels", "private"], ["Roads", "public"]]);
+    const open = await anonymous.get("/search", { params: { query: { q: `owner:${demo.member}` } } });
+    assert.deepEqual(open.results?.map((i) => i.title), ["Roads"]);
+    const groups = await member.get("/community/groups", { params: { query: { q: `accountid:${demo.portalId}`, sortField: "title" } } });
+    assert.deepEqual(groups.results?.map((g) => [g.title, g.userMembership.memberType]), [["Open Data", "member"], ["Planning", "owner"]]);
+    const planning = groups.results?.find((g) => g.title === "Planning");
+    const read = await member.get("/community/groups/{groupId}", { params: { path: { groupId: planning?.id ?? "" } } });
+    assert.deepEqual([read.title, read.access, read.userMembership?.memberType], ["Planning", "org", "owner"]);
+    const hidden = await portalError(() => anonymous.get("/community/groups/{groupId}", { params: { path: { groupId: planning?.id ?? "" } } }));
+    assert.equal(hidden.code, 400);
+  });
+
   test("moveItem and moveItemFromFolder: one item, its failure the call's", async () => {
     const moved = await member.post("/content/users/{userName}/items/{itemId}/move", {
       params: { path: { userName: demo.member, itemId: demo.roads } },
@@ -535,7 +549,7 @@ const pages = new Set(["oauthAuthorize", "oauthSignIn", "oauthApproval"]);
 
 test("every operation of openapi.yaml but the sign-in's pages was called", () => {
   const all = Object.entries(operations).map(([id, o]) => [id, `${o.method} ${o.path}`] as const);
-  assert.equal(all.length, 30);
+  assert.equal(all.length, 33);
   const missed = all.filter(([id, key]) => !pages.has(id) && !called.has(key)).map(([id]) => id);
   assert.deepEqual(missed, []);
 });

@@ -86,7 +86,7 @@ test("snapshot, restore, clock and organizations through the typed client", asyn
 
 test("the journal lists what a client called that the emulator does not have", async () => {
   const origin = new URL(base).origin;
-  for (const url of [`${origin}/rest/services?f=json`, `${base}/search?q=roads&f=json&token=${demo.memberToken}`]) {
+  for (const url of [`${origin}/rest/services?f=json`, `${base}/community/users?q=roads&f=json&token=${demo.memberToken}`]) {
     const r = await fetch(url);
     assert.equal(r.status, 404);
     await r.body?.cancel();
@@ -97,7 +97,7 @@ test("the journal lists what a client called that the emulator does not have", a
     missing.map((c) => [c.operation, c.method, c.path, c.answer.status, c.caller ?? null]),
     [
       ["(unmatched)", "GET", "/rest/services", 404, null],
-      ["(unmatched)", "GET", "/sharing/rest/search", 404, demo.member],
+      ["(unmatched)", "GET", "/sharing/rest/community/users", 404, demo.member],
     ],
   );
   assert.deepEqual(missing[1]?.params, { f: "json", q: "(not kept)", token: demo.member });

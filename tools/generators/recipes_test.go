@@ -84,12 +84,12 @@ func TestParseRefuses(t *testing.T) {
 	}
 }
 
-// The README's recipes: each ends with its program run, pins what it installs, and its npm packages have the lock
-// the test installs.
+// The README's recipes: each ends with its program run, pins what it installs, its npm and pip packages have the
+// lock the test installs, its Maven artifacts exact versions, and a jar it runs is checked first.
 func TestReadmeRecipes(t *testing.T) {
 	rd := readReadme(t)
-	if len(rd.Recipes) < 6 {
-		t.Errorf("%s: %d recipes, want the six generators' at least", readme, len(rd.Recipes))
+	if len(rd.Recipes) < 9 {
+		t.Errorf("%s: %d recipes, want the nine generators' at least", readme, len(rd.Recipes))
 	}
 	if len(rd.Output) == 0 {
 		t.Errorf("%s: no <!-- output --> block", readme)

@@ -486,7 +486,14 @@ type ClientInterface interface {
 	// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
 	// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
 	// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
-	// replaces the authorization request's.
+	// replaces the authorization request's (past the most, the most). Also answered under the REST root
+	// (`sharing/rest/oauth2/signin`), where the ArcGIS API for Python posts it.
+	//
+	// `oauth_state` is signed by the portal and lasts an hour: one made up or changed, or older, answers the
+	// error page "Invalid oauth_state". A post a browser marks as coming from another site's page
+	// (`Sec-Fetch-Site` other than `same-origin`, or else an `Origin` not the portal's) is refused with the
+	// error page "Cross-site sign-in refused" (login CSRF); clients that are not browsers send neither header.
+	// The redirect carries `Cache-Control: no-store`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -502,7 +509,14 @@ type ClientInterface interface {
 	// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
 	// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
 	// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
-	// replaces the authorization request's.
+	// replaces the authorization request's (past the most, the most). Also answered under the REST root
+	// (`sharing/rest/oauth2/signin`), where the ArcGIS API for Python posts it.
+	//
+	// `oauth_state` is signed by the portal and lasts an hour: one made up or changed, or older, answers the
+	// error page "Invalid oauth_state". A post a browser marks as coming from another site's page
+	// (`Sec-Fetch-Site` other than `same-origin`, or else an `Origin` not the portal's) is refused with the
+	// error page "Cross-site sign-in refused" (login CSRF); clients that are not browsers send neither header.
+	// The redirect carries `Cache-Control: no-store`.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -515,10 +529,12 @@ type ClientInterface interface {
 	// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 	//
 	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
-	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
-	//   `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
-	//   access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
-	//   request's `expiration` (`refresh_token_expires_in`).
+	//   `redirect_uri` it was issued for, and `code_verifier` when, and only when, the authorization request had
+	//   a `code_challenge` (a verifier for a code without one is refused: no PKCE downgrade); a confidential
+	//   application's `client_secret`, when sent, must be its own. Answers an access token valid 30 minutes
+	//   (`expires_in`, seconds) and a `refresh_token` valid the authorization request's `expiration`
+	//   (`refresh_token_expires_in`). A code used again is refused, and the access and refresh tokens it was
+	//   exchanged for are revoked (RFC 6749 4.1.2).
 	// * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
 	// * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
 	//   refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
@@ -528,7 +544,14 @@ type ClientInterface interface {
 	//
 	// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
 	// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
-	// and its description in `error_description` and `message`. Nothing is issued then.
+	// and its description in `error_description` and `message`. Nothing is issued then. Answers carry
+	// `Cache-Control: no-store` (RFC 6749 5.1).
+	//
+	// Where the portal and the RFCs differ, this follows the portal: errors are HTTP 200 with the envelope
+	// (RFC 6749 5.2 says 400 or 401); `refresh_token` does not rotate the refresh token (RFC 9700 4.14 would
+	// have public clients' rotated), `exchange_refresh_token` does; the implicit grant (`response_type=token`)
+	// stays, which RFC 9700 2.1.2 advises against; `plain` PKCE is taken as the portal takes it (RFC 9700
+	// 2.1.1 prefers `S256`).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -541,10 +564,12 @@ type ClientInterface interface {
 	// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 	//
 	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
-	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
-	//   `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
-	//   access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
-	//   request's `expiration` (`refresh_token_expires_in`).
+	//   `redirect_uri` it was issued for, and `code_verifier` when, and only when, the authorization request had
+	//   a `code_challenge` (a verifier for a code without one is refused: no PKCE downgrade); a confidential
+	//   application's `client_secret`, when sent, must be its own. Answers an access token valid 30 minutes
+	//   (`expires_in`, seconds) and a `refresh_token` valid the authorization request's `expiration`
+	//   (`refresh_token_expires_in`). A code used again is refused, and the access and refresh tokens it was
+	//   exchanged for are revoked (RFC 6749 4.1.2).
 	// * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
 	// * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
 	//   refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
@@ -554,7 +579,14 @@ type ClientInterface interface {
 	//
 	// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
 	// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
-	// and its description in `error_description` and `message`. Nothing is issued then.
+	// and its description in `error_description` and `message`. Nothing is issued then. Answers carry
+	// `Cache-Control: no-store` (RFC 6749 5.1).
+	//
+	// Where the portal and the RFCs differ, this follows the portal: errors are HTTP 200 with the envelope
+	// (RFC 6749 5.2 says 400 or 401); `refresh_token` does not rotate the refresh token (RFC 9700 4.14 would
+	// have public clients' rotated), `exchange_refresh_token` does; the implicit grant (`response_type=token`)
+	// stays, which RFC 9700 2.1.2 advises against; `plain` PKCE is taken as the portal takes it (RFC 9700
+	// 2.1.1 prefers `S256`).
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -1482,7 +1514,14 @@ func (c *Client) OauthRevokeTokenWithFormdataBody(ctx context.Context, body Oaut
 // password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
 // are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
 // try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
-// replaces the authorization request's.
+// replaces the authorization request's (past the most, the most). Also answered under the REST root
+// (`sharing/rest/oauth2/signin`), where the ArcGIS API for Python posts it.
+//
+// `oauth_state` is signed by the portal and lasts an hour: one made up or changed, or older, answers the
+// error page "Invalid oauth_state". A post a browser marks as coming from another site's page
+// (`Sec-Fetch-Site` other than `same-origin`, or else an `Origin` not the portal's) is refused with the
+// error page "Cross-site sign-in refused" (login CSRF); clients that are not browsers send neither header.
+// The redirect carries `Cache-Control: no-store`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1508,7 +1547,14 @@ func (c *Client) OauthSignInWithBody(ctx context.Context, contentType string, bo
 // password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
 // are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
 // try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
-// replaces the authorization request's.
+// replaces the authorization request's (past the most, the most). Also answered under the REST root
+// (`sharing/rest/oauth2/signin`), where the ArcGIS API for Python posts it.
+//
+// `oauth_state` is signed by the portal and lasts an hour: one made up or changed, or older, answers the
+// error page "Invalid oauth_state". A post a browser marks as coming from another site's page
+// (`Sec-Fetch-Site` other than `same-origin`, or else an `Origin` not the portal's) is refused with the
+// error page "Cross-site sign-in refused" (login CSRF); clients that are not browsers send neither header.
+// The redirect carries `Cache-Control: no-store`.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -1531,10 +1577,12 @@ func (c *Client) OauthSignInWithFormdataBody(ctx context.Context, body OauthSign
 // `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 //
 //   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
-//     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
-//     `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
-//     access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
-//     request's `expiration` (`refresh_token_expires_in`).
+//     `redirect_uri` it was issued for, and `code_verifier` when, and only when, the authorization request had
+//     a `code_challenge` (a verifier for a code without one is refused: no PKCE downgrade); a confidential
+//     application's `client_secret`, when sent, must be its own. Answers an access token valid 30 minutes
+//     (`expires_in`, seconds) and a `refresh_token` valid the authorization request's `expiration`
+//     (`refresh_token_expires_in`). A code used again is refused, and the access and refresh tokens it was
+//     exchanged for are revoked (RFC 6749 4.1.2).
 //   - `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
 //   - `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
 //     refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
@@ -1544,7 +1592,14 @@ func (c *Client) OauthSignInWithFormdataBody(ctx context.Context, body OauthSign
 //
 // A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
 // error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
-// and its description in `error_description` and `message`. Nothing is issued then.
+// and its description in `error_description` and `message`. Nothing is issued then. Answers carry
+// `Cache-Control: no-store` (RFC 6749 5.1).
+//
+// Where the portal and the RFCs differ, this follows the portal: errors are HTTP 200 with the envelope
+// (RFC 6749 5.2 says 400 or 401); `refresh_token` does not rotate the refresh token (RFC 9700 4.14 would
+// have public clients' rotated), `exchange_refresh_token` does; the implicit grant (`response_type=token`)
+// stays, which RFC 9700 2.1.2 advises against; `plain` PKCE is taken as the portal takes it (RFC 9700
+// 2.1.1 prefers `S256`).
 //
 // Takes any type of body and a specified content type.
 //
@@ -1567,10 +1622,12 @@ func (c *Client) OauthTokenWithBody(ctx context.Context, contentType string, bod
 // `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 //
 //   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
-//     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
-//     `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
-//     access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
-//     request's `expiration` (`refresh_token_expires_in`).
+//     `redirect_uri` it was issued for, and `code_verifier` when, and only when, the authorization request had
+//     a `code_challenge` (a verifier for a code without one is refused: no PKCE downgrade); a confidential
+//     application's `client_secret`, when sent, must be its own. Answers an access token valid 30 minutes
+//     (`expires_in`, seconds) and a `refresh_token` valid the authorization request's `expiration`
+//     (`refresh_token_expires_in`). A code used again is refused, and the access and refresh tokens it was
+//     exchanged for are revoked (RFC 6749 4.1.2).
 //   - `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
 //   - `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
 //     refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
@@ -1580,7 +1637,14 @@ func (c *Client) OauthTokenWithBody(ctx context.Context, contentType string, bod
 //
 // A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
 // error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
-// and its description in `error_description` and `message`. Nothing is issued then.
+// and its description in `error_description` and `message`. Nothing is issued then. Answers carry
+// `Cache-Control: no-store` (RFC 6749 5.1).
+//
+// Where the portal and the RFCs differ, this follows the portal: errors are HTTP 200 with the envelope
+// (RFC 6749 5.2 says 400 or 401); `refresh_token` does not rotate the refresh token (RFC 9700 4.14 would
+// have public clients' rotated), `exchange_refresh_token` does; the implicit grant (`response_type=token`)
+// stays, which RFC 9700 2.1.2 advises against; `plain` PKCE is taken as the portal takes it (RFC 9700
+// 2.1.1 prefers `S256`).
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -4483,7 +4547,14 @@ type ClientWithResponsesInterface interface {
 	// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
 	// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
 	// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
-	// replaces the authorization request's.
+	// replaces the authorization request's (past the most, the most). Also answered under the REST root
+	// (`sharing/rest/oauth2/signin`), where the ArcGIS API for Python posts it.
+	//
+	// `oauth_state` is signed by the portal and lasts an hour: one made up or changed, or older, answers the
+	// error page "Invalid oauth_state". A post a browser marks as coming from another site's page
+	// (`Sec-Fetch-Site` other than `same-origin`, or else an `Origin` not the portal's) is refused with the
+	// error page "Cross-site sign-in refused" (login CSRF); clients that are not browsers send neither header.
+	// The redirect carries `Cache-Control: no-store`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4499,7 +4570,14 @@ type ClientWithResponsesInterface interface {
 	// password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
 	// are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
 	// try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
-	// replaces the authorization request's.
+	// replaces the authorization request's (past the most, the most). Also answered under the REST root
+	// (`sharing/rest/oauth2/signin`), where the ArcGIS API for Python posts it.
+	//
+	// `oauth_state` is signed by the portal and lasts an hour: one made up or changed, or older, answers the
+	// error page "Invalid oauth_state". A post a browser marks as coming from another site's page
+	// (`Sec-Fetch-Site` other than `same-origin`, or else an `Origin` not the portal's) is refused with the
+	// error page "Cross-site sign-in refused" (login CSRF); clients that are not browsers send neither header.
+	// The redirect carries `Cache-Control: no-store`.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4512,10 +4590,12 @@ type ClientWithResponsesInterface interface {
 	// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 	//
 	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
-	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
-	//   `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
-	//   access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
-	//   request's `expiration` (`refresh_token_expires_in`).
+	//   `redirect_uri` it was issued for, and `code_verifier` when, and only when, the authorization request had
+	//   a `code_challenge` (a verifier for a code without one is refused: no PKCE downgrade); a confidential
+	//   application's `client_secret`, when sent, must be its own. Answers an access token valid 30 minutes
+	//   (`expires_in`, seconds) and a `refresh_token` valid the authorization request's `expiration`
+	//   (`refresh_token_expires_in`). A code used again is refused, and the access and refresh tokens it was
+	//   exchanged for are revoked (RFC 6749 4.1.2).
 	// * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
 	// * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
 	//   refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
@@ -4525,7 +4605,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
 	// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
-	// and its description in `error_description` and `message`. Nothing is issued then.
+	// and its description in `error_description` and `message`. Nothing is issued then. Answers carry
+	// `Cache-Control: no-store` (RFC 6749 5.1).
+	//
+	// Where the portal and the RFCs differ, this follows the portal: errors are HTTP 200 with the envelope
+	// (RFC 6749 5.2 says 400 or 401); `refresh_token` does not rotate the refresh token (RFC 9700 4.14 would
+	// have public clients' rotated), `exchange_refresh_token` does; the implicit grant (`response_type=token`)
+	// stays, which RFC 9700 2.1.2 advises against; `plain` PKCE is taken as the portal takes it (RFC 9700
+	// 2.1.1 prefers `S256`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4538,10 +4625,12 @@ type ClientWithResponsesInterface interface {
 	// `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 	//
 	// * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
-	//   `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
-	//   `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
-	//   access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
-	//   request's `expiration` (`refresh_token_expires_in`).
+	//   `redirect_uri` it was issued for, and `code_verifier` when, and only when, the authorization request had
+	//   a `code_challenge` (a verifier for a code without one is refused: no PKCE downgrade); a confidential
+	//   application's `client_secret`, when sent, must be its own. Answers an access token valid 30 minutes
+	//   (`expires_in`, seconds) and a `refresh_token` valid the authorization request's `expiration`
+	//   (`refresh_token_expires_in`). A code used again is refused, and the access and refresh tokens it was
+	//   exchanged for are revoked (RFC 6749 4.1.2).
 	// * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
 	// * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
 	//   refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
@@ -4551,7 +4640,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
 	// error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
-	// and its description in `error_description` and `message`. Nothing is issued then.
+	// and its description in `error_description` and `message`. Nothing is issued then. Answers carry
+	// `Cache-Control: no-store` (RFC 6749 5.1).
+	//
+	// Where the portal and the RFCs differ, this follows the portal: errors are HTTP 200 with the envelope
+	// (RFC 6749 5.2 says 400 or 401); `refresh_token` does not rotate the refresh token (RFC 9700 4.14 would
+	// have public clients' rotated), `exchange_refresh_token` does; the implicit grant (`response_type=token`)
+	// stays, which RFC 9700 2.1.2 advises against; `plain` PKCE is taken as the portal takes it (RFC 9700
+	// 2.1.1 prefers `S256`).
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7182,7 +7278,14 @@ func (c *ClientWithResponses) OauthRevokeTokenWithFormdataBodyWithResponse(ctx c
 // password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
 // are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
 // try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
-// replaces the authorization request's.
+// replaces the authorization request's (past the most, the most). Also answered under the REST root
+// (`sharing/rest/oauth2/signin`), where the ArcGIS API for Python posts it.
+//
+// `oauth_state` is signed by the portal and lasts an hour: one made up or changed, or older, answers the
+// error page "Invalid oauth_state". A post a browser marks as coming from another site's page
+// (`Sec-Fetch-Site` other than `same-origin`, or else an `Origin` not the portal's) is refused with the
+// error page "Cross-site sign-in refused" (login CSRF); clients that are not browsers send neither header.
+// The redirect carries `Cache-Control: no-store`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7204,7 +7307,14 @@ func (c *ClientWithResponses) OauthSignInWithBodyWithResponse(ctx context.Contex
 // password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
 // are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
 // try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
-// replaces the authorization request's.
+// replaces the authorization request's (past the most, the most). Also answered under the REST root
+// (`sharing/rest/oauth2/signin`), where the ArcGIS API for Python posts it.
+//
+// `oauth_state` is signed by the portal and lasts an hour: one made up or changed, or older, answers the
+// error page "Invalid oauth_state". A post a browser marks as coming from another site's page
+// (`Sec-Fetch-Site` other than `same-origin`, or else an `Origin` not the portal's) is refused with the
+// error page "Cross-site sign-in refused" (login CSRF); clients that are not browsers send neither header.
+// The redirect carries `Cache-Control: no-store`.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7223,10 +7333,12 @@ func (c *ClientWithResponses) OauthSignInWithFormdataBodyWithResponse(ctx contex
 // `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 //
 //   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
-//     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
-//     `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
-//     access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
-//     request's `expiration` (`refresh_token_expires_in`).
+//     `redirect_uri` it was issued for, and `code_verifier` when, and only when, the authorization request had
+//     a `code_challenge` (a verifier for a code without one is refused: no PKCE downgrade); a confidential
+//     application's `client_secret`, when sent, must be its own. Answers an access token valid 30 minutes
+//     (`expires_in`, seconds) and a `refresh_token` valid the authorization request's `expiration`
+//     (`refresh_token_expires_in`). A code used again is refused, and the access and refresh tokens it was
+//     exchanged for are revoked (RFC 6749 4.1.2).
 //   - `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
 //   - `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
 //     refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
@@ -7236,7 +7348,14 @@ func (c *ClientWithResponses) OauthSignInWithFormdataBodyWithResponse(ctx contex
 //
 // A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
 // error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
-// and its description in `error_description` and `message`. Nothing is issued then.
+// and its description in `error_description` and `message`. Nothing is issued then. Answers carry
+// `Cache-Control: no-store` (RFC 6749 5.1).
+//
+// Where the portal and the RFCs differ, this follows the portal: errors are HTTP 200 with the envelope
+// (RFC 6749 5.2 says 400 or 401); `refresh_token` does not rotate the refresh token (RFC 9700 4.14 would
+// have public clients' rotated), `exchange_refresh_token` does; the implicit grant (`response_type=token`)
+// stays, which RFC 9700 2.1.2 advises against; `plain` PKCE is taken as the portal takes it (RFC 9700
+// 2.1.1 prefers `S256`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7255,10 +7374,12 @@ func (c *ClientWithResponses) OauthTokenWithBodyWithResponse(ctx context.Context
 // `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
 //
 //   - `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
-//     `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
-//     `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
-//     access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
-//     request's `expiration` (`refresh_token_expires_in`).
+//     `redirect_uri` it was issued for, and `code_verifier` when, and only when, the authorization request had
+//     a `code_challenge` (a verifier for a code without one is refused: no PKCE downgrade); a confidential
+//     application's `client_secret`, when sent, must be its own. Answers an access token valid 30 minutes
+//     (`expires_in`, seconds) and a `refresh_token` valid the authorization request's `expiration`
+//     (`refresh_token_expires_in`). A code used again is refused, and the access and refresh tokens it was
+//     exchanged for are revoked (RFC 6749 4.1.2).
 //   - `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
 //   - `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
 //     refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
@@ -7268,7 +7389,14 @@ func (c *ClientWithResponses) OauthTokenWithBodyWithResponse(ctx context.Context
 //
 // A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
 // error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
-// and its description in `error_description` and `message`. Nothing is issued then.
+// and its description in `error_description` and `message`. Nothing is issued then. Answers carry
+// `Cache-Control: no-store` (RFC 6749 5.1).
+//
+// Where the portal and the RFCs differ, this follows the portal: errors are HTTP 200 with the envelope
+// (RFC 6749 5.2 says 400 or 401); `refresh_token` does not rotate the refresh token (RFC 9700 4.14 would
+// have public clients' rotated), `exchange_refresh_token` does; the implicit grant (`response_type=token`)
+// stays, which RFC 9700 2.1.2 advises against; `plain` PKCE is taken as the portal takes it (RFC 9700
+// 2.1.1 prefers `S256`).
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //

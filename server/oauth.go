@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
@@ -56,10 +57,11 @@ func oauthError(code, description string) *Error {
 }
 
 // AuthRequest is an authorization request (oauth2/authorize). The sign-in
-// page carries it as oauth_state (EncodeState); the sign-in checks it again
-// in full, so a state a client made up is no more than a request it could
-// have sent, nothing needs to be kept between the two, and a state does not
-// expire (an expiry written into it could be written by anyone).
+// page carries it as oauth_state (SignInState), signed with the store's
+// key and dated, so that no client can make one up or change the one it
+// was given (a made-up state could name a redirect URI, a code challenge or
+// a lifetime the page never showed); the sign-in checks it again in full
+// as well.
 type AuthRequest struct {
 	ClientID        string `json:"c"`
 	RedirectURI     string `json:"r"`
@@ -68,21 +70,47 @@ type AuthRequest struct {
 	Expiration      int    `json:"e,omitempty"` // minutes; 0 for the default
 	Challenge       string `json:"p,omitempty"`
 	ChallengeMethod string `json:"m,omitempty"`
+	Issued          int64  `json:"i,omitempty"` // Unix seconds the page was given
 }
 
-// EncodeState is the oauth_state of r: URL-safe text, no '='.
-func EncodeState(r AuthRequest) string {
+// stateLifetime is how long a sign-in page's oauth_state may be posted.
+const stateLifetime = time.Hour
+
+// stateMACLen is the length of an oauth_state's signature (base64url).
+const stateMACLen = 43
+
+// SignInState is the oauth_state of r, dated now: URL-safe text, no '='.
+func (s *Service) SignInState(ctx context.Context, r AuthRequest) (string, error) {
+	key, err := s.signingKey(ctx)
+	if err != nil {
+		return "", err
+	}
+	r.Issued = s.now().Unix()
 	b, _ := json.Marshal(r) // a struct of strings and numbers
-	return base64.RawURLEncoding.EncodeToString(b)
+	payload := base64.RawURLEncoding.EncodeToString(b)
+	return payload + "." + base64.RawURLEncoding.EncodeToString(mac(key, "oauth-state", payload)), nil
 }
 
-var errBadState = &Error{Code: 400, Message: "Invalid oauth_state", Details: []string{"oauth_state: not a sign-in request of this portal; open the sign-in page again"}}
+var errBadState = &Error{Code: 400, Message: "Invalid oauth_state", Details: []string{"oauth_state: not a sign-in request of this portal, or older than an hour; open the sign-in page again"}}
 
-// DecodeState reads an oauth_state back.
-func DecodeState(s string) (AuthRequest, error) {
+// decodeState reads an oauth_state back: signed with the store's key and
+// not expired, else errBadState.
+func (s *Service) decodeState(ctx context.Context, state string) (AuthRequest, error) {
+	key, err := s.signingKey(ctx)
+	if err != nil {
+		return AuthRequest{}, err
+	}
+	payload, sig, ok := strings.Cut(state, ".")
+	if !ok || len(sig) != stateMACLen ||
+		!hmac.Equal([]byte(sig), []byte(base64.RawURLEncoding.EncodeToString(mac(key, "oauth-state", payload)))) {
+		return AuthRequest{}, clone(errBadState)
+	}
 	var r AuthRequest
-	b, err := base64.RawURLEncoding.DecodeString(s)
+	b, err := base64.RawURLEncoding.DecodeString(payload)
 	if err != nil || json.Unmarshal(b, &r) != nil || r.ClientID == "" {
+		return AuthRequest{}, clone(errBadState)
+	}
+	if issued := time.Unix(r.Issued, 0); s.now().Sub(issued) > stateLifetime || issued.After(s.now().Add(time.Minute)) {
 		return AuthRequest{}, clone(errBadState)
 	}
 	return r, nil
@@ -260,7 +288,7 @@ const msgTooManyAttempts = "Too many invalid attempts. Please try again later."
 // is checked again, then the credentials, throttled as generateToken's are;
 // signed in, it issues the token or the code and answers where to redirect.
 func (s *Service) SignIn(ctx context.Context, in SignInRequest) (SignInResult, error) {
-	r, err := DecodeState(in.State)
+	r, err := s.decodeState(ctx, in.State)
 	if err != nil {
 		return SignInResult{}, err
 	}
@@ -417,8 +445,17 @@ type OAuthTokens struct {
 // nothing and answers the OAuth error.
 func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) {
 	out := OAuthTokens{SSL: g.SSL}
+	var key []byte // the signing key, read before the write: codes' tokens derive from it
+	if g.GrantType == "authorization_code" {
+		var err error
+		if key, err = s.signingKey(ctx); err != nil {
+			return out, err
+		}
+	}
+	replayed, revoked := false, false
 	err := s.store.Update(ctx, func(tx Tx) error {
 		out = OAuthTokens{SSL: g.SSL}
+		replayed, revoked = false, false
 		a, err := app(ctx, tx, g.ClientID, g.Origin)
 		if errors.Is(err, ErrNotFound) {
 			return oauthError(oauthInvalidClient, "Invalid client_id")
@@ -432,13 +469,19 @@ func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) 
 		case "client_credentials":
 			return s.appToken(ctx, tx, a, g, &out)
 		case "authorization_code":
-			return s.exchangeCode(ctx, tx, a, g, &out)
+			err := s.exchangeCode(ctx, tx, a, g, key, &out)
+			if err == errCodeReplayed {
+				// Committed: the revocation stands, the answer refuses.
+				replayed = true
+				revoked, err = s.revokeCodeTokens(ctx, tx, key, g.Code)
+			}
+			return err
 		case "refresh_token":
 			rt, err := s.liveRefreshToken(ctx, tx, a, g.RefreshToken, false)
 			if err != nil {
 				return err
 			}
-			return s.accessToken(ctx, tx, rt.Username, &out)
+			return s.accessToken(ctx, tx, randomID(), rt.Username, &out)
 		case "exchange_refresh_token":
 			if g.RedirectURI == "" {
 				return oauthError(oauthInvalidRequest, "redirect_uri not specified")
@@ -450,13 +493,19 @@ func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) 
 			if err != nil {
 				return err
 			}
-			if err := s.refreshToken(ctx, tx, a.ClientID, rt.Username, rt.Minutes, &out); err != nil {
+			if err := s.refreshToken(ctx, tx, randomID(), a.ClientID, rt.Username, rt.Minutes, &out); err != nil {
 				return err
 			}
-			return s.accessToken(ctx, tx, rt.Username, &out)
+			return s.accessToken(ctx, tx, randomID(), rt.Username, &out)
 		}
 		return oauthError(oauthUnsupported, "Invalid grant_type")
 	})
+	if revoked {
+		s.tokens.clear() // the tokens may be cached: forget them now in this process
+	}
+	if err == nil && replayed {
+		return OAuthTokens{SSL: g.SSL}, clone(errCodeReplayed)
+	}
 	return out, err
 }
 
@@ -477,7 +526,7 @@ func (s *Service) appToken(ctx context.Context, tx Tx, a App, g TokenGrant, out 
 	return tx.PutAppToken(ctx, t)
 }
 
-func (s *Service) exchangeCode(ctx context.Context, tx Tx, a App, g TokenGrant, out *OAuthTokens) error {
+func (s *Service) exchangeCode(ctx context.Context, tx Tx, a App, g TokenGrant, key []byte, out *OAuthTokens) error {
 	if g.Code == "" {
 		return oauthError(oauthInvalidRequest, "code not specified")
 	}
@@ -486,7 +535,9 @@ func (s *Service) exchangeCode(ctx context.Context, tx Tx, a App, g TokenGrant, 
 	}
 	c, err := tx.TakeOAuthCode(ctx, g.Code)
 	if errors.Is(err, ErrNotFound) {
-		return oauthError(oauthInvalidGrant, "Invalid authorization code")
+		// Used already, or never issued: the tokens it was exchanged for,
+		// if any, are revoked (RFC 6749 4.1.2), and the refusal keeps that.
+		return errCodeReplayed
 	} else if err != nil {
 		return err
 	}
@@ -497,6 +548,10 @@ func (s *Service) exchangeCode(ctx context.Context, tx Tx, a App, g TokenGrant, 
 		return oauthError(oauthInvalidGrant, "Invalid redirect_uri")
 	case c.Challenge != "" && g.CodeVerifier == "":
 		return oauthError(oauthInvalidRequest, "code_verifier not specified")
+	case c.Challenge == "" && g.CodeVerifier != "":
+		// A code issued without a challenge is not exchanged as if it had
+		// one (PKCE downgrade, RFC 9700 2.1.1).
+		return oauthError(oauthInvalidGrant, "Invalid code_verifier: the authorization request had no code_challenge")
 	case c.Challenge != "" && !verifierMatches(c, g.CodeVerifier):
 		return oauthError(oauthInvalidGrant, "Invalid code_verifier")
 	}
@@ -506,10 +561,32 @@ func (s *Service) exchangeCode(ctx context.Context, tx Tx, a App, g TokenGrant, 
 		}
 		return err
 	}
-	if err := s.refreshToken(ctx, tx, a.ClientID, c.Username, c.RefreshMinutes, out); err != nil {
+	access, refresh := codeTokens(key, c.Code)
+	if err := s.refreshToken(ctx, tx, refresh, a.ClientID, c.Username, c.RefreshMinutes, out); err != nil {
 		return err
 	}
-	return s.accessToken(ctx, tx, c.Username, out)
+	return s.accessToken(ctx, tx, access, c.Username, out)
+}
+
+// errCodeReplayed is exchangeCode's answer to a code it does not hold.
+var errCodeReplayed = oauthError(oauthInvalidGrant, "Invalid authorization code")
+
+// revokeCodeTokens revokes the tokens code would have been exchanged for;
+// those not issued, or revoked already, are no error.
+func (s *Service) revokeCodeTokens(ctx context.Context, tx Tx, key []byte, code string) (bool, error) {
+	access, refresh := codeTokens(key, code)
+	revoked := false
+	if _, err := tx.TakeRefreshToken(ctx, refresh); err == nil {
+		revoked = true
+	} else if !errors.Is(err, ErrNotFound) {
+		return false, err
+	}
+	if err := tx.DeleteToken(ctx, access); err == nil {
+		revoked = true
+	} else if !errors.Is(err, ErrNotFound) {
+		return false, err
+	}
+	return revoked, nil
 }
 
 // verifierMatches checks a PKCE code verifier against its code's challenge
@@ -546,16 +623,16 @@ func (s *Service) liveRefreshToken(ctx context.Context, tx Tx, a App, token stri
 }
 
 // accessToken issues username a token of codeAccessMinutes.
-func (s *Service) accessToken(ctx context.Context, tx Tx, username string, out *OAuthTokens) error {
-	t := Token{Token: randomID(), Username: username, Expires: s.now().Add(codeAccessMinutes * time.Minute).Truncate(time.Millisecond)}
+func (s *Service) accessToken(ctx context.Context, tx Tx, token, username string, out *OAuthTokens) error {
+	t := Token{Token: token, Username: username, Expires: s.now().Add(codeAccessMinutes * time.Minute).Truncate(time.Millisecond)}
 	out.AccessToken, out.ExpiresIn, out.Username = t.Token, codeAccessMinutes*60, username
 	return tx.PutToken(ctx, t)
 }
 
 // refreshToken issues username a refresh token of minutes (-1: never
 // expires).
-func (s *Service) refreshToken(ctx context.Context, tx Tx, clientID, username string, minutes int, out *OAuthTokens) error {
-	t := RefreshToken{Token: randomID(), ClientID: clientID, Username: username, Minutes: minutes}
+func (s *Service) refreshToken(ctx context.Context, tx Tx, token, clientID, username string, minutes int, out *OAuthTokens) error {
+	t := RefreshToken{Token: token, ClientID: clientID, Username: username, Minutes: minutes}
 	out.RefreshExpiresIn = -1
 	if minutes >= 0 {
 		t.Expires = s.now().Add(time.Duration(minutes) * time.Minute).Truncate(time.Millisecond)

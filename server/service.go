@@ -26,6 +26,7 @@ type Service struct {
 	lastCreated atomic.Int64
 	tokens      tokenCache
 	signins     signinThrottle
+	keys        signingKeys
 	// watch, when the store is shared (TokenWatch), empties tokens when a
 	// token is removed through any process; nil for a store of one process.
 	watch TokenWatch

@@ -197,6 +197,10 @@ type Tx interface {
 	App(ctx context.Context, clientID string) (App, error)
 	PutApp(ctx context.Context, a App) error
 	PutOAuthCode(ctx context.Context, c OAuthCode) error
+	// SigningKey returns the store's secret named name, storing fresh as it
+	// when it has none: every process on the store signs and checks with
+	// the same one (sign-in states, the tokens of a code).
+	SigningKey(ctx context.Context, name, fresh string) (string, error)
 	// TakeOAuthCode returns an authorization code and deletes it, so that of
 	// concurrent exchanges of one code only one finds it.
 	TakeOAuthCode(ctx context.Context, code string) (OAuthCode, error)

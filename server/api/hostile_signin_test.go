@@ -2,7 +2,11 @@ package api_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
 	"strings"
+	"testing"
 
 	pt "github.com/orgportal/portal-api/portaltest"
 	"github.com/orgportal/portal-api/server"
@@ -148,11 +152,16 @@ func discoveryAndSignInCatalog() []hostileCase {
 	)
 
 	// oauthSignIn: beside the REST root. A request the page could not have
-	// named is an error page; wrong credentials answer the sign-in page
-	// again (HTTP 200) with its message.
-	state := server.EncodeState
+	// named is an error page: a state not signed by the portal (made up, or
+	// changed) is refused whatever it names; wrong credentials answer the
+	// sign-in page again (HTTP 200) with its message. goodState stands for
+	// a state the sign-in page gave (sendHostile asks the page for it).
+	made := func(r server.AuthRequest) string {
+		b, _ := json.Marshal(r)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
 	good := server.AuthRequest{ClientID: demoApp, RedirectURI: demoCallback, ResponseType: "code", State: "x"}
-	with := func(edit func(r *server.AuthRequest)) string { r := good; edit(&r); return state(r) }
+	with := func(edit func(r *server.AuthRequest)) string { r := good; edit(&r); return made(r) }
 	const signin = "/sharing/oauth2/signin"
 	creds := func(st string, kv ...string) string {
 		f := form("oauth_state", st, "username", pt.Member, "password", pt.MemberPassword)
@@ -166,22 +175,27 @@ func discoveryAndSignInCatalog() []hostileCase {
 		hostileCase{op: "oauthSignIn", name: "oauth_state not JSON", root: true, path: signin, auth: "none", body: creds(base64.RawURLEncoding.EncodeToString([]byte("not json"))), page: true, detail: "Error: Invalid oauth_state"},
 		hostileCase{op: "oauthSignIn", name: "oauth_state of an empty request", root: true, path: signin, auth: "none", body: creds(base64.RawURLEncoding.EncodeToString([]byte("{}"))), page: true, detail: "Error: Invalid oauth_state"},
 		hostileCase{op: "oauthSignIn", name: "oauth_state missing", root: true, path: signin, auth: "none", body: enc("username", pt.Member, "password", pt.MemberPassword), page: true, detail: "oauth_state: property is missing"},
-		hostileCase{op: "oauthSignIn", name: "oauth_state given twice", root: true, path: signin, auth: "none", body: creds(state(good)) + "&oauth_state=x", page: true, detail: "given 2 times"},
-		hostileCase{op: "oauthSignIn", name: "made-up state: unknown client", root: true, path: signin, auth: "none", body: creds(with(func(r *server.AuthRequest) { r.ClientID = "nope" })), page: true, detail: "Error: Invalid client_id"},
-		hostileCase{op: "oauthSignIn", name: "made-up state: redirect not registered", root: true, path: signin, auth: "none", body: creds(with(func(r *server.AuthRequest) { r.RedirectURI = "https://evil.example.org/cb" })), page: true, detail: "Error: Invalid redirect_uri"},
+		hostileCase{op: "oauthSignIn", name: "oauth_state given twice", root: true, path: signin, auth: "none", body: creds(goodState) + "&oauth_state=x", page: true, detail: "given 2 times"},
+		hostileCase{op: "oauthSignIn", name: "made-up state of a good request", root: true, path: signin, auth: "none", body: creds(made(good)), page: true, detail: "Error: Invalid oauth_state"},
+		hostileCase{op: "oauthSignIn", name: "made-up state: unknown client", root: true, path: signin, auth: "none", body: creds(with(func(r *server.AuthRequest) { r.ClientID = "nope" })), page: true, detail: "Error: Invalid oauth_state"},
+		hostileCase{op: "oauthSignIn", name: "made-up state: redirect not registered", root: true, path: signin, auth: "none", body: creds(with(func(r *server.AuthRequest) { r.RedirectURI = "https://evil.example.org/cb" })), page: true, detail: "Error: Invalid oauth_state"},
 		hostileCase{op: "oauthSignIn", name: "made-up state: pythonapi to another origin", root: true, path: signin, auth: "none", body: creds(with(func(r *server.AuthRequest) {
 			r.ClientID, r.RedirectURI, r.ResponseType = "pythonapi", "https://evil.example.org", "token"
-		})), page: true, detail: "Error: Invalid redirect_uri"},
-		hostileCase{op: "oauthSignIn", name: "made-up state: response_type password", root: true, path: signin, auth: "none", body: creds(with(func(r *server.AuthRequest) { r.ResponseType = "password" })), page: true, detail: "Error: Invalid response_type"},
-		hostileCase{op: "oauthSignIn", name: "wrong password", root: true, path: signin, auth: "none", body: enc("oauth_state", state(good), "username", "ghost", "password", "x"), page: true, status: 200, detail: "Invalid username or password."},
-		hostileCase{op: "oauthSignIn", name: "SQL OR as user name", root: true, path: signin, auth: "none", body: enc("oauth_state", state(good), "username", sqlOr, "password", sqlOr), page: true, status: 200, detail: "Invalid username or password."},
-		hostileCase{op: "oauthSignIn", name: "NUL in user name", root: true, path: signin, auth: "none", body: creds(state(good), "username", pt.Member+"\x00"), page: true, detail: "username: holds a NUL"},
-		hostileCase{op: "oauthSignIn", name: "password of 1,025 characters", root: true, path: signin, auth: "none", body: creds(state(good), "password", strings.Repeat("p", 1025)), page: true, detail: "password: maximum string length is 1024"},
-		hostileCase{op: "oauthSignIn", name: "expiration is a word", root: true, path: signin, auth: "none", body: creds(state(good), "expiration", "soon"), page: true, detail: "expiration: value must be an integer"},
-		hostileCase{op: "oauthSignIn", name: "JSON body", root: true, path: signin, auth: "none", ctype: "application/json", body: `{"oauth_state":"` + state(good) + `"}`, page: true, detail: `Content-Type: "application/json" is not accepted`},
-		hostileCase{op: "oauthSignIn", name: "GET is not allowed", method: "GET", root: true, path: signin, auth: "none", query: creds(state(good)), status: 404, code: 404, detail: "Not found"},
-		hostileCase{op: "oauthSignIn", name: "under the REST root, a made-up state", path: "/oauth2/signin", auth: "none", body: creds(with(func(r *server.AuthRequest) { r.ClientID = "nope" })), page: true, detail: "Error: Invalid client_id"},
-		hostileCase{op: "oauthSignIn", name: "PUT under the REST root", method: "PUT", path: "/oauth2/signin", auth: "none", body: creds(state(good)), status: 404, code: 404, detail: "Not found"},
+		})), page: true, detail: "Error: Invalid oauth_state"},
+		hostileCase{op: "oauthSignIn", name: "made-up state: response_type password", root: true, path: signin, auth: "none", body: creds(with(func(r *server.AuthRequest) { r.ResponseType = "password" })), page: true, detail: "Error: Invalid oauth_state"},
+		hostileCase{op: "oauthSignIn", name: "a good state's signature on another request", root: true, path: signin, auth: "none", body: creds(goodStateOf(with(func(r *server.AuthRequest) { r.RedirectURI = "https://evil.example.org/cb" }))), page: true, detail: "Error: Invalid oauth_state"},
+		hostileCase{op: "oauthSignIn", name: "cross-site post (Sec-Fetch-Site)", root: true, path: signin, auth: "none", body: creds(goodState), header: map[string]string{"Sec-Fetch-Site": "cross-site"}, page: true, detail: "Error: Cross-site sign-in refused"},
+		hostileCase{op: "oauthSignIn", name: "cross-site post (Origin)", root: true, path: signin, auth: "none", body: creds(goodState), header: map[string]string{"Origin": "https://evil.example.org"}, page: true, detail: "Error: Cross-site sign-in refused"},
+		hostileCase{op: "oauthSignIn", name: "post from an opaque origin", root: true, path: signin, auth: "none", body: creds(goodState), header: map[string]string{"Origin": "null"}, page: true, detail: "Error: Cross-site sign-in refused"},
+		hostileCase{op: "oauthSignIn", name: "wrong password", root: true, path: signin, auth: "none", body: enc("oauth_state", goodState, "username", "ghost", "password", "x"), page: true, status: 200, detail: "Invalid username or password."},
+		hostileCase{op: "oauthSignIn", name: "SQL OR as user name", root: true, path: signin, auth: "none", body: enc("oauth_state", goodState, "username", sqlOr, "password", sqlOr), page: true, status: 200, detail: "Invalid username or password."},
+		hostileCase{op: "oauthSignIn", name: "NUL in user name", root: true, path: signin, auth: "none", body: creds(goodState, "username", pt.Member+"\x00"), page: true, detail: "username: holds a NUL"},
+		hostileCase{op: "oauthSignIn", name: "password of 1,025 characters", root: true, path: signin, auth: "none", body: creds(goodState, "password", strings.Repeat("p", 1025)), page: true, detail: "password: maximum string length is 1024"},
+		hostileCase{op: "oauthSignIn", name: "expiration is a word", root: true, path: signin, auth: "none", body: creds(goodState, "expiration", "soon"), page: true, detail: "expiration: value must be an integer"},
+		hostileCase{op: "oauthSignIn", name: "JSON body", root: true, path: signin, auth: "none", ctype: "application/json", body: `{"oauth_state":"` + goodState + `"}`, page: true, detail: `Content-Type: "application/json" is not accepted`},
+		hostileCase{op: "oauthSignIn", name: "GET is not allowed", method: "GET", root: true, path: signin, auth: "none", query: creds(goodState), status: 404, code: 404, detail: "Not found"},
+		hostileCase{op: "oauthSignIn", name: "under the REST root, a made-up state", path: "/oauth2/signin", auth: "none", body: creds(with(func(r *server.AuthRequest) { r.ClientID = "nope" })), page: true, detail: "Error: Invalid oauth_state"},
+		hostileCase{op: "oauthSignIn", name: "PUT under the REST root", method: "PUT", path: "/oauth2/signin", auth: "none", body: creds(goodState), status: 404, code: 404, detail: "Not found"},
 	)
 
 	// oauthApproval.
@@ -233,4 +247,38 @@ func discoveryAndSignInCatalog() []hostileCase {
 		hostileCase{op: "oauthRevokeToken", name: "GET is not allowed", method: "GET", path: revoke, auth: "none", query: enc("auth_token", pt.AdminToken), status: 404, code: 404, detail: "Not found"},
 	)
 	return cs
+}
+
+// goodState stands, in a hostile case, for an oauth_state the sign-in page
+// gave for demo-app's code flow; goodStateOf(payload) for that state's
+// signature put after another payload. sendHostile puts the real ones in.
+const (
+	goodState      = "GOOD-STATE"
+	goodStatePlace = "GOOD-SIGNATURE-AFTER."
+)
+
+func goodStateOf(payload string) string { return goodStatePlace + payload }
+
+// withGoodStates returns s with the stand-ins replaced by a state p's
+// sign-in page gives, or its signature after another payload.
+func withGoodStates(t *testing.T, p *pt.Portal, s string) string {
+	if !strings.Contains(s, goodState) && !strings.Contains(s, url.QueryEscape(goodStatePlace)) {
+		return s
+	}
+	req, _ := http.NewRequest(http.MethodGet, p.URL+"/oauth2/authorize?"+codeParams("state", "x").Encode(), nil)
+	st := oAuthInfo(t, fetch(t, req))["oauth_state"].(string)
+	_, sig, _ := strings.Cut(st, ".")
+	s = strings.ReplaceAll(s, goodState, st)
+	for {
+		i := strings.Index(s, url.QueryEscape(goodStatePlace))
+		if i < 0 {
+			return s
+		}
+		rest := s[i+len(url.QueryEscape(goodStatePlace)):]
+		end := strings.IndexAny(rest, "&\"")
+		if end < 0 {
+			end = len(rest)
+		}
+		s = s[:i] + rest[:end] + "." + sig + rest[end:]
+	}
 }

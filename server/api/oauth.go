@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -81,7 +82,11 @@ func errorHTML(status int, body envelopeBody) htmlPage {
 }
 
 func (h *handlers) signInPage(ctx context.Context, r server.AuthRequest, refusal string) (htmlPage, error) {
-	info := signInInfo{OAuthState: server.EncodeState(r), ClientID: r.ClientID}
+	st, err := h.svc.SignInState(ctx, r)
+	if err != nil {
+		return htmlPage{}, err
+	}
+	info := signInInfo{OAuthState: st, ClientID: r.ClientID}
 	portalName := h.svc.Gates().PortalName()
 	p := htmlPage{status: http.StatusOK}
 	if refusal != "" {
@@ -120,8 +125,29 @@ func (h *handlers) OauthAuthorize(ctx context.Context, r gen.OauthAuthorizeReque
 	return h.signInPage(ctx, req, "")
 }
 
+// errCrossSite refuses a sign-in posted by another site's page: a page
+// that signs a visitor in to the attacker's account (login CSRF).
+var errCrossSite = &server.Error{Code: 400, Message: "Cross-site sign-in refused",
+	Details: []string{"the sign-in form is posted from the portal's own sign-in page only"}}
+
+// crossSite reports whether the browser says r was posted by a page of
+// another origin: Sec-Fetch-Site other than same-origin (or none, typed by
+// the person), or else an Origin that is not the portal's. Clients that are
+// not browsers send neither.
+func crossSite(r *http.Request, origin string) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site != "same-origin" && site != "none"
+	}
+	o := r.Header.Get("Origin")
+	return o != "" && !strings.EqualFold(o, origin)
+}
+
 func (h *handlers) OauthSignIn(ctx context.Context, r gen.OauthSignInRequestObject) (gen.OauthSignInResponseObject, error) {
 	orig, portal, tls := h.where(ctx)
+	if cl := callOf(ctx); cl != nil && cl.req != nil && crossSite(cl.req, orig) {
+		e := *errCrossSite
+		return nil, &e
+	}
 	in := server.SignInRequest{State: r.Body.OauthState, SSL: tls, Origin: orig, ApprovalURL: portal + "/sharing/rest/oauth2/approval"}
 	if r.Body.Username != nil {
 		in.Username = *r.Body.Username

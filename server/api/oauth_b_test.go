@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	pt "github.com/orgportal/portal-api/portaltest"
 )
@@ -98,4 +99,36 @@ func TestTokenAnswersNotStored(t *testing.T) {
 	a := signIn(t, p, state, pt.Member, pt.MemberPassword)
 	redirected(t, a)
 	check("the sign-in's redirect", a.header)
+}
+
+// TestSignInStateSigned: the sign-in page's oauth_state is signed with the
+// store's key and dated: changed, or posted after an hour, it is refused;
+// the browser's own page posts it same-origin.
+func TestSignInStateSigned(t *testing.T) {
+	p := pt.New(t)
+	state := oAuthInfo(t, authorize(t, p, codeParams()))["oauth_state"].(string)
+	payload, sig, _ := strings.Cut(state, ".")
+	for name, st := range map[string]string{
+		"payload changed": payload[:len(payload)-2] + "AA." + sig,
+		"no signature":    payload,
+		"signature cut":   payload + "." + sig[:len(sig)-1],
+	} {
+		a := signIn(t, p, st, pt.Member, pt.MemberPassword)
+		if a.status != http.StatusBadRequest || !strings.Contains(a.raw, "Error: Invalid oauth_state") {
+			t.Errorf("%s: HTTP %d %.200s", name, a.status, a.raw)
+		}
+	}
+	// As a browser posts the page's form.
+	f := form("oauth_state", state, "username", pt.Member, "password", pt.MemberPassword)
+	req, _ := http.NewRequest(http.MethodPost, signinURL(p), strings.NewReader(f.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("Origin", p.Root)
+	redirected(t, fetch(t, req))
+	// An hour on, the page's state is stale.
+	state = oAuthInfo(t, authorize(t, p, codeParams()))["oauth_state"].(string)
+	p.AdvanceClock(time.Hour + time.Second)
+	if a := signIn(t, p, state, pt.Member, pt.MemberPassword); a.status != http.StatusBadRequest || !strings.Contains(a.raw, "Invalid oauth_state") {
+		t.Errorf("a state of an hour ago: HTTP %d %.200s", a.status, a.raw)
+	}
 }

@@ -188,12 +188,22 @@ func TestCodeFlowPKCE(t *testing.T) {
 		if got := whoAmI(t, p, access); got != pt.Member {
 			t.Errorf("the access token stands for %v", got)
 		}
-		// Used once.
+		// Used once; used again, the tokens it gave are revoked (RFC 6749
+		// 4.1.2): the code was stolen, or the exchange replayed.
+		oauthFails(t, exchange(t, p, code, "code_verifier", verifier), "invalid_grant", "Invalid authorization code")
+		if got := whoAmI(t, p, access); got != 498 {
+			t.Errorf("after the code's replay, its access token answers %v, want 498", got)
+		}
+		oauthFails(t, oauthToken(t, p, "grant_type", "refresh_token", "client_id", demoApp, "refresh_token", refresh), "invalid_grant", "Invalid refresh_token")
 		before = dump(t, p)
 		oauthFails(t, exchange(t, p, code, "code_verifier", verifier), "invalid_grant", "Invalid authorization code")
 		if dump(t, p) != before {
-			t.Error("a second use of the code changed the store")
+			t.Error("a third use of the code changed the store")
 		}
+		// No PKCE downgrade: a code issued without a challenge is not
+		// exchanged with a verifier.
+		plainCode := codeFor(t, p, codeParams())
+		oauthFails(t, exchange(t, p, plainCode, "code_verifier", verifier), "invalid_grant", "Invalid code_verifier")
 
 		// plain, named or implied by a challenge without a method.
 		for _, method := range []string{"plain", ""} {

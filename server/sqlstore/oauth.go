@@ -161,3 +161,16 @@ func (t *tx) DeleteAppToken(ctx context.Context, token string) error {
 	res, err := t.exec(ctx, "DELETE FROM app_tokens WHERE token = ?", token)
 	return deleted(res, err, "application token")
 }
+
+// SigningKey implements server.Tx: the first writer's fresh secret wins,
+// and every later call reads it.
+func (t *tx) SigningKey(ctx context.Context, name, fresh string) (string, error) {
+	if _, err := t.exec(ctx, "INSERT INTO signing_keys (name, secret) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", name, fresh); err != nil {
+		return "", fmt.Errorf("sqlstore: put signing key: %w", err)
+	}
+	var secret string
+	if err := t.queryRow(ctx, "SELECT secret FROM signing_keys WHERE name = ?", name).Scan(&secret); err != nil {
+		return "", fmt.Errorf("sqlstore: signing key: %w", err)
+	}
+	return secret, nil
+}

@@ -749,7 +749,14 @@ export interface paths {
          *     password answers the page again (HTTP 200) with `messages`; sign-ins are throttled as `generateToken`'s
          *     are (failures only), and a throttled attempt answers the page with "Too many invalid attempts. Please
          *     try again later.". Nothing is issued unless the sign-in succeeds. `expiration` (minutes), when given,
-         *     replaces the authorization request's.
+         *     replaces the authorization request's (past the most, the most). Also answered under the REST root
+         *     (`sharing/rest/oauth2/signin`), where the ArcGIS API for Python posts it.
+         *
+         *     `oauth_state` is signed by the portal and lasts an hour: one made up or changed, or older, answers the
+         *     error page "Invalid oauth_state". A post a browser marks as coming from another site's page
+         *     (`Sec-Fetch-Site` other than `same-origin`, or else an `Origin` not the portal's) is refused with the
+         *     error page "Cross-site sign-in refused" (login CSRF); clients that are not browsers send neither header.
+         *     The redirect carries `Cache-Control: no-store`.
          */
         post: operations["oauthSignIn"];
         delete?: never;
@@ -795,10 +802,12 @@ export interface paths {
          *     `sharing/oauth2/token`, and to a GET with the parameters in the query, as the portal's documentation lists):
          *
          *     * `authorization_code`: `code` (from `oauthSignIn`, single use, valid 10 minutes), the `client_id` and
-         *       `redirect_uri` it was issued for, and `code_verifier` when the authorization request had a
-         *       `code_challenge`; a confidential application's `client_secret`, when sent, must be its own. Answers an
-         *       access token valid 30 minutes (`expires_in`, seconds) and a `refresh_token` valid the authorization
-         *       request's `expiration` (`refresh_token_expires_in`).
+         *       `redirect_uri` it was issued for, and `code_verifier` when, and only when, the authorization request had
+         *       a `code_challenge` (a verifier for a code without one is refused: no PKCE downgrade); a confidential
+         *       application's `client_secret`, when sent, must be its own. Answers an access token valid 30 minutes
+         *       (`expires_in`, seconds) and a `refresh_token` valid the authorization request's `expiration`
+         *       (`refresh_token_expires_in`). A code used again is refused, and the access and refresh tokens it was
+         *       exchanged for are revoked (RFC 6749 4.1.2).
          *     * `refresh_token`: `refresh_token` and its `client_id`: a new access token valid 30 minutes.
          *     * `exchange_refresh_token`: `refresh_token`, its `client_id` and a registered `redirect_uri`: a new
          *       refresh token with the old one's lifetime, and an access token; the old refresh token is revoked.
@@ -808,7 +817,14 @@ export interface paths {
          *
          *     A refused request answers the OAuth error inside the error envelope, HTTP 200: `code` 400, the OAuth
          *     error code in `error` (`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`),
-         *     and its description in `error_description` and `message`. Nothing is issued then.
+         *     and its description in `error_description` and `message`. Nothing is issued then. Answers carry
+         *     `Cache-Control: no-store` (RFC 6749 5.1).
+         *
+         *     Where the portal and the RFCs differ, this follows the portal: errors are HTTP 200 with the envelope
+         *     (RFC 6749 5.2 says 400 or 401); `refresh_token` does not rotate the refresh token (RFC 9700 4.14 would
+         *     have public clients' rotated), `exchange_refresh_token` does; the implicit grant (`response_type=token`)
+         *     stays, which RFC 9700 2.1.2 advises against; `plain` PKCE is taken as the portal takes it (RFC 9700
+         *     2.1.1 prefers `S256`).
          */
         post: operations["oauthToken"];
         delete?: never;

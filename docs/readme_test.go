@@ -13,7 +13,28 @@ import (
 	"github.com/orgportal/portal-api/portaltest"
 )
 
-var goBlockRe = regexp.MustCompile("(?s)```go\n(.*?)```")
+// fencedBlocks returns the bodies of the ```lang blocks of md, in order.
+func fencedBlocks(md []byte, lang string) []string {
+	var out []string
+	for _, b := range regexp.MustCompile("(?ms)^```"+regexp.QuoteMeta(lang)+"\n(.*?)^```$").FindAllSubmatch(md, -1) {
+		out = append(out, string(b[1]))
+	}
+	return out
+}
+
+// readmeSection returns the text of README.md's "## heading" up to the next
+// "## " heading (its "###" subsections included).
+func readmeSection(t *testing.T, readme []byte, heading string) []byte {
+	t.Helper()
+	_, after, ok := bytes.Cut(readme, []byte("\n## "+heading+"\n"))
+	if !ok {
+		t.Fatalf("README.md has no section %q", heading)
+	}
+	if i := bytes.Index(after, []byte("\n## ")); i >= 0 {
+		after = after[:i]
+	}
+	return after
+}
 
 // README.md's Go example runs as shown against the reference server (its
 // address rewritten to the test server's) and prints what README.md says,
@@ -26,9 +47,9 @@ func TestReadmeGoExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The program; the README's other Go block is a test, pinned by portaltest.
-	var blocks [][][]byte
-	for _, b := range goBlockRe.FindAllSubmatch(readme, -1) {
-		if bytes.HasPrefix(b[1], []byte("package main\n")) {
+	var blocks []string
+	for _, b := range fencedBlocks(readme, "go") {
+		if strings.HasPrefix(b, "package main\n") {
 			blocks = append(blocks, b)
 		}
 	}
@@ -39,7 +60,7 @@ func TestReadmeGoExample(t *testing.T) {
 		t.Fatal("README.md does not say how to reset")
 	}
 	p := portaltest.New(t)
-	src := strings.ReplaceAll(string(blocks[0][1]), sampleBase, p.URL)
+	src := strings.ReplaceAll(blocks[0], sampleBase, p.URL)
 	dir, err := os.MkdirTemp(filepath.Dir(file), "readme-")
 	if err != nil {
 		t.Fatal(err)

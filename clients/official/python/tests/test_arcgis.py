@@ -5,7 +5,6 @@ through the client or the API.
 """
 
 import re
-import time
 import urllib.parse
 
 import pytest

@@ -348,7 +348,7 @@ func (s *Service) SearchItems(ctx context.Context, p Principal, q, sortField, so
 		return out, err
 	}
 	err = s.store.View(ctx, func(tx Tx) error {
-		items, err := tx.AllItems(ctx, expr.onlyOwner())
+		items, err := tx.AllItems(ctx, expr.only("owner"), expr.only("orgid", "accountid"))
 		if err != nil {
 			return err
 		}
@@ -380,10 +380,11 @@ func (s *Service) SearchItems(ctx context.Context, p Principal, q, sortField, so
 	return out, wrap("search items", err)
 }
 
-// onlyOwner is the owner every match must have, when the query's top
-// level requires one (owner:jsmith AND ...): the store then reads only that
-// owner's items. "" otherwise.
-func (q Query) onlyOwner() string {
+// only is the value of one of fields that every match must have, when the
+// query's top level requires one (owner:jsmith AND ..., accountid:X as the
+// ArcGIS API for Python appends it): the store then reads only the items
+// that have it. "" otherwise.
+func (q Query) only(fields ...string) string {
 	var terms []node
 	switch n := q.root.(type) {
 	case termNode:
@@ -392,7 +393,7 @@ func (q Query) onlyOwner() string {
 		terms = n
 	}
 	for _, t := range terms {
-		if tn, ok := t.(termNode); ok && tn.field == "owner" && !strings.HasSuffix(tn.value, "*") {
+		if tn, ok := t.(termNode); ok && slices.Contains(fields, tn.field) && tn.value != "" && !strings.HasSuffix(tn.value, "*") {
 			return tn.value
 		}
 	}

@@ -256,9 +256,11 @@ type Tx interface {
 	// DeleteItems deletes the items ids (all must exist).
 	DeleteItems(ctx context.Context, ids []string) error
 
-	// AllItems lists every item ordered by creation time, then id; or
-	// owner's only, when owner is not "". Searches read it.
-	AllItems(ctx context.Context, owner string) ([]Item, error)
+	// AllItems lists every item ordered by creation time, then id; only
+	// owner's when owner is not "" (its name matched ignoring case), only
+	// those of the members of organization org when org is not "".
+	// Searches read it.
+	AllItems(ctx context.Context, owner, org string) ([]Item, error)
 
 	// Group looks a group up by id.
 	Group(ctx context.Context, id string) (Group, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/orgportal/portal-api/server"
 )
@@ -129,11 +130,19 @@ func (t *tx) PutGroup(ctx context.Context, g server.Group) error {
 	return nil
 }
 
-func (t *tx) AllItems(ctx context.Context, owner string) ([]server.Item, error) {
-	q, args := "SELECT "+itemColumns+" FROM items", []any{}
+func (t *tx) AllItems(ctx context.Context, owner, org string) ([]server.Item, error) {
+	var where []string
+	var args []any
 	if owner != "" {
 		// User names match ignoring case in a query, as the portal's do.
-		q, args = q+" WHERE lower(owner) = lower(?)", append(args, owner)
+		where, args = append(where, "lower(owner) = lower(?)"), append(args, owner)
+	}
+	if org != "" {
+		where, args = append(where, "owner IN (SELECT username FROM users WHERE org_id = ?)"), append(args, org)
+	}
+	q := "SELECT " + itemColumns + " FROM items"
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	rows, err := t.query(ctx, q+" ORDER BY created_ms, id COLLATE BINARY", args...)
 	if err != nil {

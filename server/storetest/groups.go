@@ -46,9 +46,23 @@ func testGroups(t *testing.T, open func(t *testing.T) server.Store) {
 
 	u := must(t, s, func(ctx context.Context, tx server.Tx) (server.User, error) { return tx.User(ctx, "alice") })
 	wantEqual(t, "alice's email", u.Email, "alice@example.org")
-	items := must(t, s, func(ctx context.Context, tx server.Tx) ([]server.Item, error) { return tx.AllItems(ctx, "ALICE") })
+	items := must(t, s, func(ctx context.Context, tx server.Tx) ([]server.Item, error) { return tx.AllItems(ctx, "ALICE", "") })
 	if len(items) != 1 || items[0].Access != server.AccessPublic {
 		t.Errorf("AllItems(ALICE) = %+v, want i1, public", items)
+	}
+	for _, c := range []struct{ owner, org string }{{"", "A"}, {"alice", "A"}} {
+		if items := must(t, s, func(ctx context.Context, tx server.Tx) ([]server.Item, error) {
+			return tx.AllItems(ctx, c.owner, c.org)
+		}); len(items) != 1 {
+			t.Errorf("AllItems(%q, %q) = %+v, want i1", c.owner, c.org, items)
+		}
+	}
+	for _, c := range []struct{ owner, org string }{{"", "B"}, {"bob", ""}, {"alice", "B"}} {
+		if items := must(t, s, func(ctx context.Context, tx server.Tx) ([]server.Item, error) {
+			return tx.AllItems(ctx, c.owner, c.org)
+		}); len(items) != 0 {
+			t.Errorf("AllItems(%q, %q) = %+v, want none", c.owner, c.org, items)
+		}
 	}
 	if d := dump(t, s); !strings.Contains(d, "portal_groups ") || !strings.Contains(d, "group_members ") {
 		t.Errorf("the dump holds no groups:\n%s", d)

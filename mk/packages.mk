@@ -6,9 +6,10 @@
 # tests and an example suite with the ArcGIS API for Python (clients/official/python/requirements.txt);
 # test-npm installs the packed tarballs into an empty directory and runs an example with ArcGIS REST JS.
 
-.PHONY: wheel wheel-host test-wheel npm-pack npm-pack-host test-npm release-check bench-packages packages-bins
+.PHONY: wheel wheel-host test-wheel npm-pack npm-pack-host test-npm release-check bench-packages
 
 TEST_TARGETS += test-wheel test-npm
+BENCH_TARGETS += bench-packages
 
 PKG_OUT := build/packages
 PKG_PY := packages/python
@@ -87,3 +88,12 @@ test-npm: npm-pack-host
 	"$$tsc" -p . --typeRoots "$$types" && \
 	node --test --test-reporter=spec | tee "$$tmp/out" && \
 	grep -q '^ℹ skipped 0$$' "$$tmp/out" && grep -q '^ℹ fail 0$$' "$$tmp/out"
+
+## release-check: every wheel and npm tarball built as a release builds them, then checked (check_artifacts.py)
+release-check: wheel npm-pack
+	$(PKG_PYTHON) packages/check_artifacts.py $(PKG_OUT)/python $(PKG_OUT)/npm
+
+## bench-packages: what a suite pays through the Python package: portald's start, and going back between tests
+bench-packages:
+	$(call pkg-build-bin,$(PKG_HOST))
+	PORTALD_BIN=$(PKG_OUT)/bin/$(PKG_HOST)/portald PYTHONPATH=$(PKG_PY) $(PKG_PYTHON) $(PKG_PY)/bench.py

@@ -68,7 +68,7 @@ def portal(pytestconfig) -> Portal:
 def fresh_portal(portal: Portal, request) -> Portal:
     """The session's portald as it was when it started, with the test's portal_fault rules."""
     portal.fresh(BASELINE)
-    # Markers in the order written (closest to the function first, as pytest lists them, reversed).
+    # In the order written, top to bottom: pytest lists a function's markers bottom-up, then its class's.
     for m in reversed(list(request.node.iter_markers("portal_fault"))):
         portal.add_fault(*m.args, **m.kwargs)
     return portal

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -69,6 +70,9 @@ type Options struct {
 	// JournalSize is how many API calls the journal keeps (the oldest are
 	// dropped); 0 means DefaultJournalSize, a negative number none.
 	JournalSize int
+	// TrustedProxies are the proxies in front whose Forwarded and
+	// X-Forwarded-* headers are believed (api.Config.TrustedProxies).
+	TrustedProxies []netip.Prefix
 }
 
 // demoSeed is the built-in demo seed, parsed once: New and Reset only read
@@ -155,12 +159,16 @@ func (s *Server) newAPI() (*api.API, error) {
 	return api.New(api.Config{
 		Store: s.store, Context: s.opts.Context, Version: s.opts.Version, Deployment: s.opts.Deployment,
 		Logger: s.opts.Logger, Now: s.clock.now, Hooks: s.hooks(), DefaultOrganization: defaultOrg,
+		TrustedProxies: s.opts.TrustedProxies,
 	})
 }
 
 // ServeHTTP answers the portal's API and the emulator's endpoints.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == adminPrefix[:len(adminPrefix)-1] || strings.HasPrefix(r.URL.Path, adminPrefix) {
+		// The endpoints compare a page's Origin with their own origin:
+		// forwarding headers count only from the proxies named.
+		api.TrustForwarding(r, s.opts.TrustedProxies)
 		s.admin.ServeHTTP(w, r)
 		return
 	}

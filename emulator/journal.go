@@ -27,6 +27,20 @@ const UnmatchedOperation = "(unmatched)"
 // call, and a password or a client secret may come under any name.
 var unmatchedValues = map[string]bool{"f": true, "grant_type": true, "response_type": true}
 
+// credentialParams are the names, in any case, whose values are
+// credentials whatever the contract declares them as (a code on the
+// approval page is a plain string; a client may send a parameter no
+// operation declares): the journal never keeps them.
+var credentialParams = map[string]bool{"password": true, "pass": true, "passwd": true, "client_secret": true,
+	"token": true, "access_token": true, "refresh_token": true, "auth_token": true, "code": true,
+	"code_verifier": true, "client_assertion": true}
+
+// isCredential reports whether parameter name of the call holds a
+// credential: marked secret by the contract, or named as one.
+func isCredential(c *api.Call, name string) bool {
+	return c.Secrets[name] || credentialParams[strings.ToLower(name)]
+}
+
 // Request is one entry of the journal: an API call as the emulator saw it.
 type Request struct {
 	Seq  int64     `json:"seq"`
@@ -38,7 +52,8 @@ type Request struct {
 	// Params are the call's parameters as decoded (JSON documents as JSON,
 	// id lists as arrays), path parameters included; the token stands as
 	// the user name it belongs to, a parameter the contract marks secret
-	// (format: password) as "(redacted)", a value over 64 KiB as "(not
+	// (format: password) or named as a credential (credentialParams) as
+	// "(redacted)", a value over 64 KiB as "(not
 	// kept: N bytes)". Of an unmatched call, only the names are kept, and
 	// the values of f, grant_type and response_type.
 	Params map[string]any `json:"params"`
@@ -234,12 +249,12 @@ func appendParams(b []byte, c *api.Call) []byte {
 			continue
 		}
 		key(k)
-		if c.Secrets[k] {
-			b = append(b, `"(redacted)"`...)
-			continue
-		}
 		if c.Operation == "" && !unmatchedValues[k] {
 			b = append(b, `"(not kept)"`...)
+			continue
+		}
+		if isCredential(c, k) {
+			b = append(b, `"(redacted)"`...)
 			continue
 		}
 		if n := len(vs[0]); n > maxJournalValue || len(vs) > 1 && n*len(vs) > maxJournalValue {

@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -115,6 +116,12 @@ func WithClock(now func() time.Time) Option { return func(c *config) { c.opts.No
 
 // WithLogger receives the emulator's request log (discarded by default).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.opts.Logger = l } }
+
+// WithTrustedProxies names the proxies whose forwarding headers the server
+// believes (emulator.Options.TrustedProxies).
+func WithTrustedProxies(p ...netip.Prefix) Option {
+	return func(c *config) { c.opts.TrustedProxies = p }
+}
 
 // WithTLS serves HTTPS (HTTP/2 included): URL and Root start with
 // https://, the server presents a certificate made for this Portal, and

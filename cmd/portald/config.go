@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/netip"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -21,18 +22,19 @@ import (
 // Config is portald's configuration: flags, each defaulting to an
 // environment variable.
 type Config struct {
-	Addr             string   // listen address; port 0 picks a free port
-	TLS              bool     // serve HTTPS on Addr
-	TLSCert, TLSKey  string   // PEM files of the HTTPS certificate and key; generated when neither exists
-	Context          string   // "" or "/name": the segment before /sharing/rest
-	DB               string   // SQLite file, ":memory:", or postgres://...
-	Seed             string   // seed file; "" for the built-in demo organizations
-	Version          string   // emulated portal version, major.minor
-	Deployment       string   // "enterprise" or "online"
-	AllowRemoteAdmin bool     // let clients other than loopback call /emulator/ endpoints
-	AdminToken       string   // when set, /emulator/ calls need "Authorization: Bearer <AdminToken>"
-	AdminHosts       []string // host names, besides localhost, by which /emulator/ may be addressed
-	JournalSize      int      // API calls the journal (GET /emulator/requests) keeps; 0 keeps none
+	Addr             string         // listen address; port 0 picks a free port
+	TLS              bool           // serve HTTPS on Addr
+	TLSCert, TLSKey  string         // PEM files of the HTTPS certificate and key; generated when neither exists
+	Context          string         // "" or "/name": the segment before /sharing/rest
+	DB               string         // SQLite file, ":memory:", or postgres://...
+	Seed             string         // seed file; "" for the built-in demo organizations
+	Version          string         // emulated portal version, major.minor
+	Deployment       string         // "enterprise" or "online"
+	AllowRemoteAdmin bool           // let clients other than loopback call /emulator/ endpoints
+	AdminToken       string         // when set, /emulator/ calls need "Authorization: Bearer <AdminToken>"
+	AdminHosts       []string       // host names, besides localhost, by which /emulator/ may be addressed
+	TrustedProxies   []netip.Prefix // proxies whose Forwarded/X-Forwarded-* headers are believed
+	JournalSize      int            // API calls the journal (GET /emulator/requests) keeps; 0 keeps none
 	LogLevel         slog.Level
 	// ReadHeaderTimeout bounds the time a client may take to send a
 	// request's headers; IdleTimeout bounds how long a keep-alive connection
@@ -65,6 +67,7 @@ var settings = []setting{
 	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "the former name of -allow-remote-admin"},
 	{"admin-token", "PORTAL_ADMIN_TOKEN", "", "when set, /emulator/ calls need the header Authorization: Bearer `token`"},
 	{"admin-hosts", "PORTAL_ADMIN_HOSTS", "", "comma-separated host `names`, besides localhost, by which clients may address the /emulator/ endpoints (a compose service's name); other names are refused, so that no web page on a DNS name pointed at portald can call them"},
+	{"trusted-proxies", "PORTAL_TRUSTED_PROXIES", "", "comma-separated `CIDRs` (or addresses) of the proxies in front, whose Forwarded and X-Forwarded-* headers say the scheme, host and client the request came with; from any other peer those headers are ignored, and URLs take the listener's scheme and the Host header"},
 	{"journal-size", "PORTAL_JOURNAL_SIZE", "10000", "API calls the journal (GET /emulator/requests) keeps, the oldest dropped; 0 keeps none"},
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error (stderr; info lines may wait 100 ms, the others are written at once)"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
@@ -151,6 +154,17 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 		case "admin-hosts":
 			c.AdminHosts = splitList(def)
 			fs.Func(s.flag, usage, func(v string) error { c.AdminHosts = splitList(v); return nil })
+		case "trusted-proxies":
+			ps, err := parsePrefixes(def)
+			if err != nil {
+				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q: %w", s.flag, s.env, def, err)
+			}
+			c.TrustedProxies = ps
+			fs.Func(s.flag, usage, func(v string) error {
+				ps, err := parsePrefixes(v)
+				c.TrustedProxies = ps
+				return err
+			})
 		case "journal-size":
 			n, err := strconv.Atoi(def)
 			if err != nil {
@@ -240,6 +254,24 @@ func (c Config) validate() error {
 		bad("memory-limit", "PORTAL_MEMORY_LIMIT", "%d bytes is under the least, %d MiB", c.MemoryLimit, minMemoryLimit>>20)
 	}
 	return errors.Join(errs...)
+}
+
+// parsePrefixes reads a comma-separated list of CIDRs; a bare address is
+// a prefix of that one address.
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range splitList(list) {
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				return nil, fmt.Errorf("%q is not a CIDR (such as 10.0.0.0/8) or an address", v)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // boolAlias is a second name of a boolean flag.

@@ -135,7 +135,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	emu, err := emulator.New(ctx, emulator.Options{
 		DSN: cfg.DB, Seed: seedFile, Version: cfg.Version, Deployment: cfg.Deployment, Context: cfg.Context,
 		Logger: logger, AllowRemoteAdmin: cfg.AllowRemoteAdmin, AdminHosts: cfg.AdminHosts, AdminToken: cfg.AdminToken,
-		JournalSize: journalSize(cfg.JournalSize),
+		JournalSize: journalSize(cfg.JournalSize), TrustedProxies: cfg.TrustedProxies,
 	})
 	if err != nil {
 		return err

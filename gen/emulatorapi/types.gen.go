@@ -172,7 +172,10 @@ type Request struct {
 	// Params The parameters as decoded: JSON documents as JSON, id lists as arrays, path parameters
 	// included; `token` stands as the user name it belongs to; what the portal's contract marks
 	// secret (`format: password`: `password`, `client_secret`, the OAuth sign-in's `code`,
-	// `code_verifier`, `refresh_token` and `auth_token`) as `(redacted)`; and a value longer than
+	// `code_verifier`, `refresh_token` and `auth_token`), and whatever the contract declares them as
+	// any parameter named, in any case, `password`, `pass`, `passwd`, `client_secret`, `token`,
+	// `access_token`, `refresh_token`, `auth_token`, `code`, `code_verifier` or `client_assertion`, as
+	// `(redacted)`; and a value longer than
 	// 64 KiB as `(not kept: N bytes)`. Of an unmatched call, which nothing validated, the query and
 	// a form body of up to 64 KiB: names, with the values of `f`, `grant_type` and `response_type`
 	// only, the others as `(not kept)` (a secret may come under any name).

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -45,6 +46,10 @@ type Config struct {
 	// DefaultOrganization is the organization an anonymous portals/self
 	// answers (the portal's own: the first of the seed).
 	DefaultOrganization string
+	// TrustedProxies are the addresses of the proxies in front, whose
+	// Forwarded and X-Forwarded-* headers are believed (TrustForwarding);
+	// none by default.
+	TrustedProxies []netip.Prefix
 }
 
 // DefaultBodyBytesInFlight is the default bound on the bytes of all bodies
@@ -211,6 +216,7 @@ func (s *srv) front(e *echo.Echo) http.Handler {
 				u.RawPath = "/" + strings.TrimLeft(u.RawPath, "/")
 			}
 		}
+		TrustForwarding(r, s.cfg.TrustedProxies)
 		if s.cors(w, r) {
 			return
 		}

@@ -3,6 +3,7 @@ package api
 import (
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 )
 
@@ -18,11 +19,12 @@ import (
 // none). A proxy in front of the server may say what the client used
 // instead: the first element of Forwarded (RFC 7239, its proto= and host=),
 // or else the first value of X-Forwarded-Proto and X-Forwarded-Host.
-// They are honoured from any peer, with no setting: like the Host header
-// they only change the URLs written back to the client that sent them, and
-// nothing is decided on them (sign-in throttling reads the connection's
-// peer, see withClientAddr). A value that is not http or https, or not a
-// host[:port], is ignored.
+// Those reach RequestBase only from a proxy the operator named
+// (Config.TrustedProxies; TrustForwarding removes them from any other
+// peer's request first): the origin decides the built-in applications'
+// redirect URI and the emulator's own origin, so no client may set it.
+// Without trusted proxies the scheme is the listener's. A value that is not
+// http or https, or not a host[:port], is ignored.
 func RequestBase(r *http.Request, context string) (origin, base string) {
 	scheme, host := "http", r.Host
 	if r.TLS != nil {
@@ -40,6 +42,76 @@ func RequestBase(r *http.Request, context string) (origin, base string) {
 	}
 	origin = scheme + "://" + host
 	return origin, origin + context
+}
+
+// forwardingHeaders are the headers by which a proxy says what the client
+// used and who it is.
+var forwardingHeaders = []string{"Forwarded", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-For"}
+
+// TrustForwarding removes the forwarding headers from r unless its peer is
+// one of trusted (the proxies the operator named): from anyone else they
+// are the client's own words.
+func TrustForwarding(r *http.Request, trusted []netip.Prefix) {
+	if peerTrusted(r, trusted) {
+		return
+	}
+	for _, h := range forwardingHeaders {
+		if _, ok := r.Header[h]; ok {
+			r.Header.Del(h)
+		}
+	}
+}
+
+// peerTrusted reports whether r's connection comes from one of trusted.
+func peerTrusted(r *http.Request, trusted []netip.Prefix) bool {
+	if len(trusted) == 0 {
+		return false
+	}
+	ip, ok := peerIP(r)
+	return ok && inPrefixes(ip, trusted)
+}
+
+func peerIP(r *http.Request) (netip.Addr, bool) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	return ip.Unmap(), err == nil
+}
+
+func inPrefixes(ip netip.Addr, ps []netip.Prefix) bool {
+	for _, p := range ps {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// ClientIP is the address of the client that sent r: the connection's
+// peer, or behind trusted proxies the last address X-Forwarded-For names
+// that is not one of them (the one the first trusted proxy saw).
+func ClientIP(r *http.Request, trusted []netip.Prefix) string {
+	ip, ok := peerIP(r)
+	if !ok {
+		return r.RemoteAddr
+	}
+	if !inPrefixes(ip, trusted) {
+		return ip.String()
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		ip = hop.Unmap()
+		if !inPrefixes(ip, trusted) {
+			break
+		}
+	}
+	return ip.String()
 }
 
 // forwarded reads the scheme and host a proxy says the client used; either

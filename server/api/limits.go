@@ -2,7 +2,6 @@ package api
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"regexp"
 	"time"
@@ -191,12 +190,5 @@ func (s *srv) withClientAddr(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// clientIP is the address of the client that sent r: the connection's
-// peer.
-func (s *srv) clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return host
-}
+// clientIP is the address of the client that sent r (ClientIP).
+func (s *srv) clientIP(r *http.Request) string { return ClientIP(r, s.cfg.TrustedProxies) }

@@ -118,6 +118,11 @@ def _duration(d: Union[str, _dt.timedelta, int, float]) -> str:
     return f"{d!r}s"
 
 
+def _drain(f) -> None:
+    f.read()
+    f.close()
+
+
 def _stop(proc: subprocess.Popen, tmpdir: Optional[str]) -> None:
     # Also run when a Portal is collected or the interpreter exits without stop().
     if proc.poll() is None:
@@ -127,9 +132,6 @@ def _stop(proc: subprocess.Popen, tmpdir: Optional[str]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    for f in (proc.stdout,):
-        if f:
-            f.close()
     if tmpdir:
         shutil.rmtree(tmpdir, ignore_errors=True)
 
@@ -214,6 +216,7 @@ class Portal:
         if not m:
             proc.wait(timeout=10)
             self.stop()
+            proc.stdout.close()  # its reader has returned: the line was read
             raise RuntimeError(f"portald did not start (exit {proc.returncode}): {line} {self._log_tail(log_path)}")
         self.address, self.rest_url = m.group(1), m.group(2)
         self.url = self.rest_url[: -len("/sharing/rest")]
@@ -227,8 +230,9 @@ class Portal:
             self.users = {u: (DEMO_USERS[u][0], tok) for u, tok in self.tokens.items() if u in DEMO_USERS}
         if self.tls:
             self._ssl = ssl.create_default_context(cafile=self.ca_bundle)
-        # Nothing more comes on stdout; drain it anyway so that portald never blocks on it.
-        threading.Thread(target=proc.stdout.read, daemon=True).start()
+        # Nothing more comes on stdout; drain it anyway so that portald never blocks on it, and close
+        # it at its end (here, not in stop: closing a file another thread reads is not safe).
+        threading.Thread(target=_drain, args=(proc.stdout,), daemon=True).start()
         return self
 
     @staticmethod

@@ -1,7 +1,8 @@
 // Type-checks the TypeScript x-codeSamples of openapi.yaml and emulator.yaml,
 // strictly, against the client in clients/typescript: each sample is written
-// as a module next to that client's sources (its import rewritten to reach
-// them) and tsc checks them all with the client's compiler options.
+// as a module next to that client's sources (its import of the published
+// package rewritten to reach them) and tsc checks them all with the
+// client's compiler options.
 //
 // Usage (from the repository root, after npm ci in clients/typescript):
 //   node docs/check-ts-samples.mjs
@@ -13,6 +14,7 @@ import { join, relative } from "node:path";
 const client = "clients/typescript";
 const require = createRequire(join(process.cwd(), client, "package.json"));
 const { parse } = require("yaml");
+const pkg = JSON.parse(readFileSync(join(client, "package.json"), "utf8")).name;
 
 const dir = mkdtempSync(join(client, ".samples-"));
 try {
@@ -25,7 +27,12 @@ try {
         for (const s of op["x-codeSamples"] ?? []) {
           if (s.lang !== "TypeScript") continue;
           const file = join(dir, `${contract.replace(/\.yaml$/, "")}-${op.operationId}.ts`);
-          const src = s.source.replaceAll('"./clients/typescript/src/', '"../src/');
+          // Samples import the published package, as users do; here its
+          // sources stand in for it.
+          if (/from "\.{1,2}\//.test(s.source)) {
+            throw new Error(`${contract}: ${op.operationId}: the TypeScript sample imports a path of this repository, not "${pkg}"`);
+          }
+          const src = s.source.replaceAll(`from "${pkg}"`, 'from "../src/index.js"');
           writeFileSync(file, src);
           files.push(relative(client, file));
           found++;

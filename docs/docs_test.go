@@ -242,7 +242,9 @@ func TestDocsInBrowser(t *testing.T) {
 				}
 				checkFavicon(t, tab, srv.URL)
 				checkServerURLs(t, tab, pg.doc)
+				checkMenuUnique(t, tab)
 				samples := tab.readSamples(t)
+				checkSampleOrigin(t, tab, srv.URL)
 				// Clicking through the samples must not fail either.
 				checkClean(t, tab, srv.URL)
 				t.Run("payload", func(t *testing.T) { pg.replay(t, p, pg.doc, samples) })
@@ -305,6 +307,67 @@ func checkServerURLs(t *testing.T, tab *page, doc *openapi3.T) {
 				t.Errorf("%s: the page shows the server %q, not a path on its own server", path, base)
 			}
 		}
+	}
+}
+
+// checkMenuUnique wants each top-level entry of the side menu once (Redoc
+// adds an "Authentication" section of its own unless the description says
+// where the security schemes go).
+func checkMenuUnique(t *testing.T, tab *page) {
+	t.Helper()
+	var labels []string
+	tab.eval(t, `[...document.querySelectorAll('li[data-item-id][depth="1"]')].map((li) => li.getAttribute("aria-label"))`, &labels)
+	if len(labels) == 0 {
+		t.Fatal("no top-level menu entry found")
+	}
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if seen[l] {
+			t.Errorf("the menu shows %q twice: %q", l, labels)
+		}
+		seen[l] = true
+	}
+}
+
+// sampleOrigins reports the request samples of the page's state and the text
+// of its rendered sample panels that name the address of `make run`, and how
+// many samples name the page's own origin.
+const sampleOrigins = `((from) => {
+  const out = { stale: [], own: 0 };
+  for (const [p, item] of Object.entries(__redoc_state.spec.data.paths)) {
+    for (const [m, op] of Object.entries(item)) {
+      for (const s of (op && op["x-codeSamples"]) || []) {
+        if (s.source.includes(from)) out.stale.push(m + " " + p + " " + s.label);
+        if (s.source.includes(location.origin)) out.own++;
+      }
+    }
+  }
+  for (const h of document.querySelectorAll("#redoc h3")) {
+    if (h.textContent.trim() === "Request samples" && h.nextElementSibling?.textContent.includes(from)) {
+      out.stale.push("shown: " + h.nextElementSibling.textContent.slice(0, 200));
+    }
+  }
+  return out;
+})(%q)`
+
+// checkSampleOrigin wants every request sample, in the state and as shown, to
+// address the server serving the page rather than the address of `make run`
+// they are written for.
+func checkSampleOrigin(t *testing.T, tab *page, origin string) {
+	t.Helper()
+	if origin == sampleRoot {
+		t.Fatalf("the test server is at %s, the samples' own address: the check would prove nothing", origin)
+	}
+	var got struct {
+		Stale []string
+		Own   int
+	}
+	tab.eval(t, fmt.Sprintf(sampleOrigins, sampleRoot), &got)
+	for _, s := range got.Stale {
+		t.Errorf("a request sample still names %s: %.300s", sampleRoot, s)
+	}
+	if got.Own == 0 {
+		t.Errorf("no request sample names the page's origin %s", origin)
 	}
 }
 

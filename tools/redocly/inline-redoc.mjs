@@ -59,8 +59,37 @@ if (tags[0][1] !== version) {
   console.error(`${input}: page wants redoc ${tags[0][1]}, tools/redocly pins ${version}: align package.json`);
   process.exit(1);
 }
+// The request samples are written for the address of `make run`; the page
+// shows them for the server serving it. Before Redoc hydrates, the script
+// rewrites that address in the samples of the state and in the prerendered
+// sample panels alike, so that the two still match (a difference would be a
+// hydration mismatch).
+const sampleOrigin = 'http://127.0.0.1:8080';
+const hydrate = "\n      var container = document.getElementById('redoc');\n      Redoc.hydrate(__redoc_state, container);";
+if (page.split(hydrate).length !== 2) {
+  console.error(`${input}: expected Redoc.hydrate once, as build-docs writes it: see how samples get the page's origin`);
+  process.exit(1);
+}
+const originScript = `
+      (function (from, to) {
+        if (to === from || !/^https?:$/.test(location.protocol)) return;
+        var paths = __redoc_state.spec.data.paths || {};
+        Object.keys(paths).forEach(function (p) {
+          Object.keys(paths[p]).forEach(function (m) {
+            var list = paths[p][m] && paths[p][m]['x-codeSamples'];
+            (Array.isArray(list) ? list : []).forEach(function (s) { s.source = s.source.split(from).join(to); });
+          });
+        });
+        document.querySelectorAll('#redoc h3').forEach(function (h) {
+          if (h.textContent.trim() !== 'Request samples' || !h.nextElementSibling) return;
+          var walk = document.createTreeWalker(h.nextElementSibling, NodeFilter.SHOW_TEXT);
+          for (var n = walk.nextNode(); n; n = walk.nextNode()) n.data = n.data.split(from).join(to);
+        });
+      })(${JSON.stringify(sampleOrigin)}, location.origin);`;
 // A function replacement: a string one would expand "$&" and the like found in the bundle.
-const out = page.replace(tags[0][0], () => `<script>${bundle}</script>`);
+const out = page
+  .replace(hydrate, () => originScript + hydrate)
+  .replace(tags[0][0], () => `<script>${bundle}</script>`);
 // Links (<a href>) may point anywhere; what the page loads may not.
 if (/<(?:script|img|iframe)\b[^>]*\bsrc="(?:https?:)?\/\/|<link\b[^>]*\bhref="(?:https?:)?\/\/|cdn\.redoc/i.test(out)) {
   console.error(`${input}: still loads a resource from another origin (see tools/redocly/template.hbs)`);

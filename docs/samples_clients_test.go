@@ -1,0 +1,80 @@
+package docs_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/orgportal/portal-api/portaltest"
+)
+
+// The Python samples (requests, from the hashed lock of mk/python.mk) and the
+// JavaScript ones (ArcGIS REST JS from clients/typescript's locked
+// node_modules; fetch for the emulator's JSON endpoints, which REST JS, a
+// form client, does not call) run against the reference server, each on a
+// freshly reset emulator, and print only successful answers. Run by make
+// test-samples-clients (PORTAL_TEST_SAMPLES=1).
+func TestClientSamples(t *testing.T) {
+	if os.Getenv("PORTAL_TEST_SAMPLES") != "1" {
+		t.Skip("set PORTAL_TEST_SAMPLES=1 to run the Python and JavaScript samples (make test-samples-clients)")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(file))
+	python := filepath.Join(root, ".build", "python", "venv", "bin", "python")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is needed to run the JavaScript samples")
+	}
+	samples := allSamples(t)
+	// Beside clients/typescript's node_modules, so that the packages resolve
+	// as after npm install.
+	jsDir, err := os.MkdirTemp(filepath.Join(root, "clients", "typescript"), ".samples-js-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(jsDir) })
+	pyDir := t.TempDir()
+	p := portaltest.New(t)
+	for _, op := range sortedKeys(samples) {
+		t.Run(op, func(t *testing.T) {
+			py, js := samples[op]["Python"], samples[op]["JavaScript"]
+			if py == "" || js == "" {
+				t.Fatalf("no Python or no JavaScript sample")
+			}
+			if strings.HasPrefix(op, "openapi.yaml/") && !strings.Contains(js, `from "@esri/arcgis-rest-`) {
+				t.Errorf("the JavaScript sample does not use ArcGIS REST JS:\n%s", js)
+			}
+			name := strings.NewReplacer("/", "-", ".", "-").Replace(op)
+			run := func(lang, bin, file, src string) {
+				if err := os.WriteFile(file, []byte(strings.ReplaceAll(src, sampleRoot, p.Root)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				p.Reset(t)
+				cmd := exec.Command(bin, file)
+				cmd.Env = cleanEnv()
+				out, err := cmd.Output()
+				if err != nil {
+					stderr := ""
+					if ee, ok := err.(*exec.ExitError); ok {
+						stderr = string(ee.Stderr)
+					}
+					t.Fatalf("%s: %v\n%s%s\n%s", lang, err, out, stderr, src)
+				}
+				answers, err := decodeAll(out)
+				if err != nil || len(answers) == 0 {
+					t.Fatalf("%s: the output is not JSON (%v): %s", lang, err, out)
+				}
+				for _, a := range answers {
+					if f := failures(a); len(f) > 0 {
+						t.Errorf("%s: an error: %s\n%s", lang, f, src)
+					}
+				}
+			}
+			run("Python", python, filepath.Join(pyDir, name+".py"), py)
+			run("JavaScript", node, filepath.Join(jsDir, name+".mjs"), js)
+		})
+	}
+}

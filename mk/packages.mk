@@ -93,7 +93,8 @@ test-npm: npm-pack-host
 release-check: wheel npm-pack
 	$(PKG_PYTHON) packages/check_artifacts.py $(PKG_OUT)/python $(PKG_OUT)/npm
 
-## bench-packages: what a suite pays through the Python package: portald's start, and going back between tests
+## bench-packages: what a suite pays through the Python and npm packages: portald's start, and going back between tests
 bench-packages:
 	$(call pkg-build-bin,$(PKG_HOST))
 	PORTALD_BIN=$(PKG_OUT)/bin/$(PKG_HOST)/portald PYTHONPATH=$(PKG_PY) $(PKG_PYTHON) $(PKG_PY)/bench.py
+	PORTALD_BIN=$(PKG_OUT)/bin/$(PKG_HOST)/portald node $(PKG_NPM)/bench.mjs

@@ -18,7 +18,7 @@ PKG_PLATFORMS := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64
 PKG_HOST := $(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH)
 PKG_PYTHON ?= python3
 PKG_PY_LOCK := clients/official/python/requirements.txt
-# Kept between runs: pip download fetches only what is missing.
+# Kept between runs: pip download fetches only what is missing. python3 with venv: tools-python (mk/python.mk).
 PKG_WHEELHOUSE := $(PKG_OUT)/wheelhouse
 
 # $(1): GOOS-GOARCH; the binary lands in $(PKG_OUT)/bin/GOOS-GOARCH/.
@@ -45,7 +45,7 @@ wheel-host:
 	$(call pkg-build-wheel,$(PKG_HOST))
 
 ## test-wheel: the host's wheel in a new virtualenv (no index), its tests and the ArcGIS API for Python example
-test-wheel: wheel-host
+test-wheel: wheel-host tools-python
 	$(PKG_PYTHON) -m pip download --disable-pip-version-check --quiet --require-hashes -r $(PKG_PY_LOCK) -d $(PKG_WHEELHOUSE)
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(PKG_PYTHON) -m venv "$$tmp/venv" && py="$$tmp/venv/bin/python" && \

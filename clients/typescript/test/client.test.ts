@@ -460,8 +460,12 @@ describe("authentication", () => {
     assert.equal(t.ssl, false);
     // Expiry is an epoch in milliseconds, about an hour ahead.
     assert.ok(t.expires !== undefined && t.expires > before + 59 * 60_000 && t.expires < Date.now() + 61 * 60_000);
-    const c = await client(t.token).get("/content/users/{userName}", { params: ofMember });
+    // Bound to its referer (client=referer), the token works with that Referer only, as on the portal.
+    const fromApp = createPortalClient(server.base, { token: t.token, headers: { Referer: "https://apps.example.org/map.html" } });
+    const c = await fromApp.get("/content/users/{userName}", { params: ofMember });
     assert.equal(c.username, "jsmith");
+    const elsewhere = await portalError(() => client(t.token).get("/content/users/{userName}", { params: ofMember }));
+    assert.equal(elsewhere.code, 498);
 
     const e = await portalError(() => anonymous.post("/generateToken", { body: { username: demo.member, password: "wrong" } }));
     assert.deepEqual([e.code, e.message, e.details], [400, "Unable to generate token.", ["Invalid username or password."]]);

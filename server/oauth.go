@@ -452,6 +452,27 @@ func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) 
 			return out, err
 		}
 	}
+	// A client secret is checked (PBKDF2) before the write, outside any
+	// transaction, against the hash then stored; the write only makes sure
+	// the hash is still that one.
+	checked := ""
+	if g.ClientSecret != "" {
+		var a App
+		err := s.store.View(ctx, func(tx Tx) error {
+			var err error
+			a, err = app(ctx, tx, g.ClientID, g.Origin)
+			return err
+		})
+		if errors.Is(err, ErrNotFound) {
+			return out, oauthError(oauthInvalidClient, "Invalid client_id")
+		} else if err != nil {
+			return out, err
+		}
+		if a.SecretHash == "" || !CheckPassword(a.SecretHash, g.ClientSecret) {
+			return out, oauthError(oauthInvalidClient, "Invalid client_secret")
+		}
+		checked = a.SecretHash
+	}
 	replayed, revoked := false, false
 	err := s.store.Update(ctx, func(tx Tx) error {
 		out = OAuthTokens{SSL: g.SSL}
@@ -462,7 +483,7 @@ func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) 
 		} else if err != nil {
 			return err
 		}
-		if g.ClientSecret != "" && (a.SecretHash == "" || !CheckPassword(a.SecretHash, g.ClientSecret)) {
+		if g.ClientSecret != "" && (a.SecretHash == "" || a.SecretHash != checked) {
 			return oauthError(oauthInvalidClient, "Invalid client_secret")
 		}
 		switch g.GrantType {

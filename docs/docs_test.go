@@ -330,25 +330,26 @@ func checkMenuUnique(t *testing.T, tab *page) {
 }
 
 // sampleOrigins reports the request samples of the page's state and the text
-// of its rendered sample panels that name the address of `make run`, and how
-// many samples name the page's own origin.
-const sampleOrigins = `((from) => {
+// of its rendered sample panels that name the address of `make run` (or of
+// `PORTAL_TLS=true make run`), and how many samples name the page's own host.
+const sampleOrigins = `((from, tlsFrom) => {
   const out = { stale: [], own: 0 };
   for (const [p, item] of Object.entries(__redoc_state.spec.data.paths)) {
     for (const [m, op] of Object.entries(item)) {
       for (const s of (op && op["x-codeSamples"]) || []) {
-        if (s.source.includes(from)) out.stale.push(m + " " + p + " " + s.label);
-        if (s.source.includes(location.origin)) out.own++;
+        if (s.source.includes(from) || s.source.includes(tlsFrom)) out.stale.push(m + " " + p + " " + s.label);
+        if (s.source.includes(location.origin) || s.source.includes("https://" + location.host)) out.own++;
       }
     }
   }
   for (const h of document.querySelectorAll("#redoc h3")) {
-    if (h.textContent.trim() === "Request samples" && h.nextElementSibling?.textContent.includes(from)) {
+    const shown = h.nextElementSibling?.textContent ?? "";
+    if (h.textContent.trim() === "Request samples" && (shown.includes(from) || shown.includes(tlsFrom))) {
       out.stale.push("shown: " + h.nextElementSibling.textContent.slice(0, 200));
     }
   }
   return out;
-})(%q)`
+})(%q, %q)`
 
 // checkSampleOrigin wants every request sample, in the state and as shown, to
 // address the server serving the page rather than the address of `make run`
@@ -362,7 +363,7 @@ func checkSampleOrigin(t *testing.T, tab *page, origin string) {
 		Stale []string
 		Own   int
 	}
-	tab.eval(t, fmt.Sprintf(sampleOrigins, sampleRoot), &got)
+	tab.eval(t, fmt.Sprintf(sampleOrigins, sampleRoot, sampleTLSRoot), &got)
 	for _, s := range got.Stale {
 		t.Errorf("a request sample still names %s: %.300s", sampleRoot, s)
 	}

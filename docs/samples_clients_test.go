@@ -11,7 +11,8 @@ import (
 	"github.com/orgportal/portal-api/portaltest"
 )
 
-// The Python samples (requests, from the hashed lock of mk/python.mk) and the
+// The Python samples (the ArcGIS API for Python 2.4.3 over HTTPS where it has
+// the call, requests otherwise, both from the hashed lock of mk/python.mk) and the
 // JavaScript ones (ArcGIS REST JS from clients/typescript's locked
 // node_modules; fetch for the emulator's JSON endpoints, which REST JS, a
 // form client, does not call) run against the reference server, each on a
@@ -38,6 +39,10 @@ func TestClientSamples(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(jsDir) })
 	pyDir := t.TempDir()
 	p := portaltest.New(t)
+	// The ArcGIS API for Python speaks HTTPS only: its samples, written for
+	// sampleTLSRoot, run against a Portal of their own over HTTPS.
+	tp := portaltest.New(t, portaltest.WithTLS())
+	cert := tp.CertFile(t)
 	for _, op := range sortedKeys(samples) {
 		t.Run(op, func(t *testing.T) {
 			py, js := samples[op]["Python"], samples[op]["JavaScript"]
@@ -49,12 +54,20 @@ func TestClientSamples(t *testing.T) {
 			}
 			name := strings.NewReplacer("/", "-", ".", "-").Replace(op)
 			run := func(lang, bin, file, src string) {
+				server, env := p, cleanEnv()
+				if strings.Contains(src, "from arcgis") {
+					server, env = tp, append(env, "REQUESTS_CA_BUNDLE="+cert)
+					if !strings.Contains(src, sampleTLSRoot) {
+						t.Errorf("%s: the ArcGIS API for Python sample does not use %s", lang, sampleTLSRoot)
+					}
+				}
+				src = strings.ReplaceAll(src, sampleTLSRoot, tp.Root)
 				if err := os.WriteFile(file, []byte(strings.ReplaceAll(src, sampleRoot, p.Root)), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				p.Reset(t)
+				server.Reset(t)
 				cmd := exec.Command(bin, file)
-				cmd.Env = cleanEnv()
+				cmd.Env = env
 				out, err := cmd.Output()
 				if err != nil {
 					stderr := ""

@@ -73,17 +73,21 @@ if (page.split(hydrate).length !== 2) {
 const originScript = `
       (function (from, to) {
         if (to === from || !/^https?:$/.test(location.protocol)) return;
+        // The ArcGIS API for Python's samples, written for https://, keep the
+        // scheme: that client speaks HTTPS only.
+        var tlsFrom = from.replace(/^http:/, 'https:'), tlsTo = 'https://' + location.host;
+        function swap(text) { return text.split(tlsFrom).join(tlsTo).split(from).join(to); }
         var paths = __redoc_state.spec.data.paths || {};
         Object.keys(paths).forEach(function (p) {
           Object.keys(paths[p]).forEach(function (m) {
             var list = paths[p][m] && paths[p][m]['x-codeSamples'];
-            (Array.isArray(list) ? list : []).forEach(function (s) { s.source = s.source.split(from).join(to); });
+            (Array.isArray(list) ? list : []).forEach(function (s) { s.source = swap(s.source); });
           });
         });
         document.querySelectorAll('#redoc h3').forEach(function (h) {
           if (h.textContent.trim() !== 'Request samples' || !h.nextElementSibling) return;
           var walk = document.createTreeWalker(h.nextElementSibling, NodeFilter.SHOW_TEXT);
-          for (var n = walk.nextNode(); n; n = walk.nextNode()) n.data = n.data.split(from).join(to);
+          for (var n = walk.nextNode(); n; n = walk.nextNode()) n.data = swap(n.data);
         });
       })(${JSON.stringify(sampleOrigin)}, location.origin);`;
 // A function replacement: a string one would expand "$&" and the like found in the bundle.

@@ -93,6 +93,9 @@ func TestSpecOperations(t *testing.T) {
 		"oauthSignIn":                "POST /oauth2/signin",
 		"oauthApproval":              "GET /oauth2/approval",
 		"oauthToken":                 "POST /oauth2/token",
+		"searchItems":                "GET /search",
+		"searchGroups":               "GET /community/groups",
+		"getGroup":                   "GET /community/groups/{groupId}",
 		"oauthRevokeToken":           "POST /oauth2/revokeToken",
 	}
 	got := map[string]string{}

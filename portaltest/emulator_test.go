@@ -588,7 +588,7 @@ func TestUnmatched(t *testing.T) {
 	if _, err := p.Client(portaltest.MemberToken).Item(t.Context(), portaltest.RoadsItem); err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []string{p.Root + "/portal/info?f=json", p.URL + "/search?q=roads&f=json&token=" + portaltest.MemberToken} {
+	for _, u := range []string{p.Root + "/portal/info?f=json", p.URL + "/community/users?q=roads&f=json&token=" + portaltest.MemberToken} {
 		resp, err := p.HTTPClient().Get(u)
 		if err != nil {
 			t.Fatal(err)
@@ -599,7 +599,7 @@ func TestUnmatched(t *testing.T) {
 		}
 	}
 	got := p.Unmatched(t)
-	if len(got) != 2 || got[0].Path != "/portal/info" || got[1].Path != "/portal/sharing/rest/search" {
+	if len(got) != 2 || got[0].Path != "/portal/info" || got[1].Path != "/portal/sharing/rest/community/users" {
 		t.Fatalf("Unmatched: %s", mustJSON(got))
 	}
 	second := got[1]

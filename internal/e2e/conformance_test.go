@@ -100,14 +100,25 @@ func TestConformanceOverTLS(t *testing.T) {
 }
 
 // The conformance command checks portald -tls when -ca-file names the
-// certificate file portald generated, and without it fails saying the
-// certificate is not trusted and what to give.
+// certificate file portald generated, at every release and deployment
+// portald emulates (the command detects both), and without -ca-file fails
+// saying the certificate is not trusted and what to give.
 func TestConformanceCommandCAFile(t *testing.T) {
-	p := startPortaldTLS(t, "-db", ":memory:")
 	bin := filepath.Join(t.TempDir(), "conformance")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/orgportal/portal-api/cmd/conformance").CombinedOutput(); err != nil {
 		t.Fatalf("go build conformance: %v\n%s", err, out)
 	}
+	for _, deployment := range []string{"enterprise", "online"} {
+		for _, version := range []string{"10.8", "11.0", "11.1", "11.5"} {
+			t.Run(deployment+"-"+version, func(t *testing.T) {
+				checkConformanceCommandCAFile(t, bin, version, deployment)
+			})
+		}
+	}
+}
+
+func checkConformanceCommandCAFile(t *testing.T, bin, version, deployment string) {
+	p := startPortaldTLS(t, "-db", ":memory:", "-version", version, "-deployment", deployment)
 	conformanceCmd := func(args ...string) (int, string) {
 		cmd := exec.Command(bin, append([]string{"-base-url", p.URL, "-token", pt.AdminToken, "-member-token", pt.MemberToken}, args...)...)
 		for _, kv := range os.Environ() {

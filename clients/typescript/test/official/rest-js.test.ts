@@ -167,6 +167,15 @@ describe("ApplicationCredentialsManager", () => {
     assert.ok(app.expires.getTime() > Date.now() + 60 * 60_000, String(app.expires)); // 7200 minutes asked, capped or not
   });
 
+  test("at sharing/oauth2/token, the OAuth root without /rest (the Maps SDK's, passport-arcgis'), the token used under /rest", async () => {
+    const sharing = base.replace(/\/rest$/, "");
+    const app = ApplicationCredentialsManager.fromCredentials({ clientId: demo.clientId, clientSecret: demo.clientSecret, portal: sharing });
+    const self = await getSelf({ authentication: app, portal: base });
+    assert.equal(self.id, demo.portalId);
+    const tokens = (await emulator.requests({})).filter((r) => r.operation === "oauthToken");
+    assert.deepEqual(tokens.map((r) => [r.path, r.answer.success]), [[`${new URL(sharing).pathname}/oauth2/token/`, true]]);
+  });
+
   test("a wrong client secret: refused, no token", async () => {
     const app = ApplicationCredentialsManager.fromCredentials({ clientId: demo.clientId, clientSecret: "wrong", portal: base });
     const e = await rejection(ArcGISTokenRequestError, () => app.getToken(`${base}/portals/self`));

@@ -263,6 +263,24 @@ func replayPortalSamples(t *testing.T, p *portaltest.Portal, doc *openapi3.T, sa
 	}
 }
 
+// signInState is the oauth_state of demo-app's code flow as the sign-in
+// page gives it.
+func (r *portalReplay) signInState(t *testing.T) string {
+	t.Helper()
+	q := url.Values{"client_id": {"demo-app"}, "response_type": {"code"}, "redirect_uri": {"http://127.0.0.1:5000/callback"}}
+	resp, err := http.Get(r.p.URL + "/oauth2/authorize?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	m := regexp.MustCompile(`"oauth_state":"([^"]+)"`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("the sign-in page of demo-app's code flow has no oauth_state:\n%.500s", page)
+	}
+	return string(m[1])
+}
+
 func (r *portalReplay) replay(t *testing.T, key string, depth int) {
 	t.Helper()
 	if depth > 5 {
@@ -288,7 +306,14 @@ func (r *portalReplay) replay(t *testing.T, key string, depth int) {
 		base = r.p.Root + at
 	}
 	target := base + r.path(t, o, name)
-	req, err := http.NewRequest(o.method, target, strings.NewReader(s.Text))
+	text := s.Text
+	if form, err := url.ParseQuery(text); err == nil && form.Has("oauth_state") && s.ContentType == "application/x-www-form-urlencoded" {
+		// A real oauth_state is signed by the server that gave the page:
+		// the one shown stands for it, as the example's summary says.
+		form.Set("oauth_state", r.signInState(t))
+		text = form.Encode()
+	}
+	req, err := http.NewRequest(o.method, target, strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +340,7 @@ func (r *portalReplay) replay(t *testing.T, key string, depth int) {
 		page, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusFound || !strings.Contains(loc, "code=") && !strings.Contains(loc, "access_token=") {
-			t.Errorf("%s: sent as shown\n%s\nit answered HTTP %d, Location %q, not a sign-in:\n%.500s", key, s.Text, resp.StatusCode, loc, page)
+			t.Errorf("%s: sent as shown\n%s\nit answered HTTP %d, Location %q, not a sign-in:\n%.500s", key, text, resp.StatusCode, loc, page)
 		}
 		return
 	}

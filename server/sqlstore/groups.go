@@ -11,7 +11,7 @@ import (
 
 const groupColumns = "id, org_id, owner, title, access, description, tags, created_ms, modified_ms"
 
-func scanGroup(sc interface{ Scan(...any) error }) (server.Group, error) {
+func scanGroup(sc scanner) (server.Group, error) {
 	var g server.Group
 	var tags string
 	var created, modified int64
@@ -58,23 +58,7 @@ func (t *tx) UserGroups(ctx context.Context, username string) ([]server.Group, e
 
 // groups reads the groups q selects, without their members.
 func (t *tx) groups(ctx context.Context, q string, args ...any) ([]server.Group, error) {
-	rows, err := t.query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: list groups: %w", err)
-	}
-	defer rows.Close()
-	var out []server.Group
-	for rows.Next() {
-		g, err := scanGroup(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: list groups: %w", err)
-		}
-		out = append(out, g)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlstore: list groups: %w", err)
-	}
-	return out, nil
+	return queryAll(ctx, t, "groups", scanGroup, q, args...)
 }
 
 // withMembers fills the members of gs from the rows q selects (group_id,
@@ -144,21 +128,5 @@ func (t *tx) AllItems(ctx context.Context, owner, org string) ([]server.Item, er
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := t.query(ctx, q+" ORDER BY created_ms, id COLLATE BINARY", args...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: list items: %w", err)
-	}
-	defer rows.Close()
-	var items []server.Item
-	for rows.Next() {
-		it, err := scanItem(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: list items: %w", err)
-		}
-		items = append(items, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlstore: list items: %w", err)
-	}
-	return items, nil
+	return queryAll(ctx, t, "items", scanItem, q+" ORDER BY created_ms, id COLLATE BINARY", args...)
 }

@@ -174,6 +174,27 @@ func (t *tx) query(ctx context.Context, q string, args ...any) (rows, error) {
 // one from running.
 type scanner interface{ Scan(dest ...any) error }
 
+// queryAll scans every row q selects with scan; what names the rows in errors.
+func queryAll[T any](ctx context.Context, t *tx, what string, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: list %s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: list %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: list %s: %w", what, err)
+	}
+	return out, nil
+}
+
 type errRow struct{ err error }
 
 func (e errRow) Scan(...any) error { return e.err }
@@ -355,7 +376,7 @@ func (t *tx) PutRole(ctx context.Context, r server.CustomRole) error {
 
 const userColumns = "username, org_id, full_name, role, password_hash, categories, created_ms, email"
 
-func scanUser(sc interface{ Scan(...any) error }) (server.User, error) {
+func scanUser(sc scanner) (server.User, error) {
 	var u server.User
 	var cats string
 	var created int64
@@ -378,23 +399,8 @@ func (t *tx) User(ctx context.Context, username string) (server.User, error) {
 }
 
 func (t *tx) Users(ctx context.Context, orgID string) ([]server.User, error) {
-	rows, err := t.query(ctx, "SELECT "+userColumns+" FROM users WHERE org_id = ? ORDER BY username COLLATE BINARY"+t.locking("FOR UPDATE"), orgID)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: list users: %w", err)
-	}
-	defer rows.Close()
-	var users []server.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: list users: %w", err)
-		}
-		users = append(users, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlstore: list users: %w", err)
-	}
-	return users, nil
+	return queryAll(ctx, t, "users", scanUser,
+		"SELECT "+userColumns+" FROM users WHERE org_id = ? ORDER BY username COLLATE BINARY"+t.locking("FOR UPDATE"), orgID)
 }
 
 func (t *tx) PutUser(ctx context.Context, u server.User) error {
@@ -785,7 +791,7 @@ func (t *tx) DeleteFolder(ctx context.Context, owner, id string) error {
 
 const itemColumns = "id, owner, folder_id, title, type, description, tags, created_ms, modified_ms, access"
 
-func scanItem(sc interface{ Scan(...any) error }) (server.Item, error) {
+func scanItem(sc scanner) (server.Item, error) {
 	var it server.Item
 	var tags string
 	var created, modified int64
@@ -813,22 +819,10 @@ func (t *tx) Items(ctx context.Context, owner, folderID string) ([]server.Item, 
 		// Rows are locked in the order read: by id, as everywhere.
 		order = "id COLLATE BINARY FOR UPDATE"
 	}
-	rows, err := t.query(ctx, "SELECT "+itemColumns+` FROM items WHERE owner = ? AND folder_id = ?
+	items, err := queryAll(ctx, t, "items", scanItem, "SELECT "+itemColumns+` FROM items WHERE owner = ? AND folder_id = ?
 		ORDER BY `+order, owner, folderID)
 	if err != nil {
-		return nil, fmt.Errorf("sqlstore: list items: %w", err)
-	}
-	defer rows.Close()
-	var items []server.Item
-	for rows.Next() {
-		it, err := scanItem(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: list items: %w", err)
-		}
-		items = append(items, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlstore: list items: %w", err)
+		return nil, err
 	}
 	if t.lock {
 		slices.SortFunc(items, func(a, b server.Item) int {

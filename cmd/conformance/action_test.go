@@ -106,6 +106,29 @@ func TestActionScriptPasses(t *testing.T) {
 	}
 }
 
+// The action passes an HTTPS portal whose certificate it is given by the
+// ca-file input, at every release and deployment the emulator has, the
+// whole suite run (the token answers' ssl included).
+func TestActionScriptOverTLS(t *testing.T) {
+	for _, deployment := range []string{"enterprise", "online"} {
+		for _, version := range []string{"10.8", "11.0", "11.1", "11.5"} {
+			t.Run(deployment+"-"+version, func(t *testing.T) {
+				p := portaltest.New(t, portaltest.WithTLS(), portaltest.WithVersion(version), portaltest.WithDeployment(deployment))
+				r := runAction(t, map[string]string{
+					"CONFORMANCE_BASE_URL": p.URL, "CONFORMANCE_TOKEN": p.AdminToken, "CONFORMANCE_MEMBER_TOKEN": p.MemberToken,
+					"CONFORMANCE_CA_FILE": p.CertFile(t),
+				})
+				if r.status != 0 || !strings.Contains(r.stdout, "PASS    examples/generateToken/issued (") {
+					t.Fatalf("action.sh exit status %d against portald over HTTPS with ca-file, want 0 and the token examples passed\n%s", r.status, r.stdout)
+				}
+				if !strings.Contains(r.summary, "\nPASS: ") {
+					t.Errorf("step summary:\n%s", r.summary)
+				}
+			})
+		}
+	}
+}
+
 // A portal that breaks the contract fails the step, and the report and the
 // summary name the failed test.
 func TestActionScriptFails(t *testing.T) {

@@ -1,11 +1,15 @@
 # The ArcGIS API for Python, unmodified, against portald over HTTPS: pytest tests in clients/official/python,
 # the client and pytest installed from the hashed lock requirements.txt (shared with the pip-package examples)
-# into a virtual environment under .build/, made again only when the lock changes.
+# into a virtual environment, .build/python/venv. That is a link to one made once per lock in the user's cache
+# directory (named by the lock's hash, complete when it holds .complete), so that a fresh clone of the same
+# lock, as CI makes, does not install arcgis again.
 
 PY_CLIENT := clients/official/python
 PYTHON ?= python3
 PY_VENV := .build/python/venv
 PY_STAMP := .build/python/venv.stamp
+PY_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/portal-api
+PY_VENV_CACHED = $(PY_CACHE)/venv-$(shell sha256sum $(PY_CLIENT)/requirements.txt | cut -c1-16)
 
 .PHONY: tools-python test-python-official
 
@@ -17,10 +21,13 @@ tools-python:
 
 $(PY_STAMP): $(PY_CLIENT)/requirements.txt
 	$(MAKE) --no-print-directory tools-python
-	rm -rf $(PY_VENV)
-	$(PYTHON) -m venv $(PY_VENV)
-	$(PY_VENV)/bin/pip install --quiet --disable-pip-version-check --no-input --require-hashes -r $<
-	$(PY_VENV)/bin/pip check
+	venv='$(PY_VENV_CACHED)'; \
+	if [ ! -f "$$venv/.complete" ]; then \
+		rm -rf "$$venv" && $(PYTHON) -m venv "$$venv" && \
+		"$$venv/bin/pip" install --quiet --disable-pip-version-check --no-input --require-hashes -r $< && \
+		"$$venv/bin/pip" check && touch "$$venv/.complete"; \
+	fi && \
+	rm -rf $(PY_VENV) && mkdir -p $(dir $(PY_VENV)) && ln -s "$$venv" $(PY_VENV)
 	touch $@
 
 ## test-python-official: the ArcGIS API for Python 2.4.3 (pinned with hashes) signs in every way and runs its calls against portald -tls

@@ -17,25 +17,7 @@ import (
 func TestConcurrentRightPasswords(t *testing.T) {
 	p := pt.New(t)
 	const n = 8
-	answers := make([]answer, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			req, _ := http.NewRequest(http.MethodPost, p.URL+"/generateToken",
-				strings.NewReader(form("username", pt.Member, "password", pt.MemberPassword, "f", "json").Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			answers[i] = answer{status: resp.StatusCode, raw: string(b)}
-		})
-	}
-	wg.Wait()
-	for i, a := range answers {
+	for i, a := range signInAtOnce(t, p, n, pt.MemberPassword) {
 		if a.status != http.StatusOK || !strings.Contains(a.raw, `"token"`) {
 			t.Errorf("sign-in %d of %d: HTTP %d %s", i+1, n, a.status, a.raw)
 		}
@@ -48,12 +30,32 @@ func TestConcurrentRightPasswords(t *testing.T) {
 func TestConcurrentWrongPasswords(t *testing.T) {
 	p := pt.New(t)
 	const n = 12
-	codes := make([]string, n)
+	invalid, throttled := 0, 0
+	for _, a := range signInAtOnce(t, p, n, "wrong") {
+		switch {
+		case strings.Contains(a.raw, "Invalid username or password."):
+			invalid++
+		case strings.Contains(a.raw, "Too many invalid logon attempts."):
+			throttled++
+		}
+	}
+	if invalid != 5 || throttled != n-5 {
+		t.Errorf("%d judged wrong, %d throttled; want 5 and %d", invalid, throttled, n-5)
+	}
+	fails(t, post(t, p, "/generateToken", "", form("username", pt.Member, "password", pt.MemberPassword)), 429, "Too many invalid logon attempts.")
+}
+
+// signInAtOnce sends n generateToken requests for the demo member with
+// password at once and returns their answers, in no particular order. It
+// reports failures with t.Error: t.Fatal may not be called from the
+// goroutines.
+func signInAtOnce(t *testing.T, p *pt.Portal, n int, password string) []answer {
+	answers := make([]answer, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
 			req, _ := http.NewRequest(http.MethodPost, p.URL+"/generateToken",
-				strings.NewReader(form("username", pt.Member, "password", "wrong", "f", "json").Encode()))
+				strings.NewReader(form("username", pt.Member, "password", password, "f", "json").Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -62,23 +64,11 @@ func TestConcurrentWrongPasswords(t *testing.T) {
 			}
 			defer resp.Body.Close()
 			b, _ := io.ReadAll(resp.Body)
-			codes[i] = string(b)
+			answers[i] = answer{status: resp.StatusCode, raw: string(b)}
 		})
 	}
 	wg.Wait()
-	invalid, throttled := 0, 0
-	for _, c := range codes {
-		switch {
-		case strings.Contains(c, "Invalid username or password."):
-			invalid++
-		case strings.Contains(c, "Too many invalid logon attempts."):
-			throttled++
-		}
-	}
-	if invalid != 5 || throttled != n-5 {
-		t.Errorf("%d judged wrong, %d throttled; want 5 and %d", invalid, throttled, n-5)
-	}
-	fails(t, post(t, p, "/generateToken", "", form("username", pt.Member, "password", pt.MemberPassword)), 429, "Too many invalid logon attempts.")
+	return answers
 }
 
 // TestTokenAnswersNotStored: answers carrying tokens or codes say

@@ -423,12 +423,117 @@ func TestValidatorPages(t *testing.T) {
 		{"GET", "/portal/sharing/rest/oauth2/authorize", answer{200, "application/json", ""}, `with Content-Type "application/json"; the contract declares text/html`},
 		{"POST", "/portal/sharing/oauth2/signin", answer{302, "", ""}, "oauthSignIn (POST /portal/sharing/oauth2/signin) answered HTTP 302 without a Location header"},
 		{"GET", "/portal/sharing/rest/oauth2/authorize", answer{404, "application/json", ""}, "answered HTTP 404, which the contract does not declare"},
-		{"POST", "/portal/sharing/rest/oauth2/signin", answer{302, "", "x"}, "the suite sent a request the contract has no operation for"},
+		{"POST", "/portal/sharing/oauth2/revokeToken", answer{200, "application/json", ""}, "the suite sent a request the contract has no operation for"},
+		{"GET", "/portal/sharing/oauth2/signin", answer{200, "text/html", ""}, "the suite sent a request the contract has no operation for"},
 		{"GET", "/portal/sharing/rest/portals/self/", answer{}, "the suite sent a request the contract has no operation for"},
 	}
 	for _, c := range cases {
 		if errs := send(c.method, c.path, c.a); len(errs) != 1 || !strings.Contains(errs[0], c.want) {
 			t.Errorf("%s %s answering %+v: reported %q, want one problem holding %q", c.method, c.path, c.a, errs, c.want)
+		}
+	}
+}
+
+// A request at one of an operation's x-also-at paths, rooted at the
+// portal's address with its context, is validated as that operation's, and
+// so is a GET of the POST operation marked x-also-get, at each of its paths
+// and with the trailing slash it takes; other paths beside the REST root,
+// and a GET of other POST operations, are not routed.
+func TestValidatorAliasPaths(t *testing.T) {
+	answers := map[string]struct {
+		status      int
+		ctype, body string
+		location    string
+	}{
+		"/portal/sharing/oauth2/token":       {200, "application/json", `{"access_token":"t","expires_in":1800,"refresh_token":"r","username":"u","ssl":true}`, ""},
+		"/portal/sharing/oauth2/token/":      {200, "application/json", `{"error":{"code":400,"error":"invalid_grant","error_description":"d","message":"d","details":[]}}`, ""},
+		"/portal/sharing/rest/oauth2/token":  {200, "application/json", `{"access_token":"t","expires_in":1800}`, ""},
+		"/portal/sharing/generateToken":      {200, "application/json", `{"token":"t","expires":1767229200000,"ssl":false}`, ""},
+		"/portal/sharing/oauth2/authorize":   {200, "text/html; charset=utf-8", "<!DOCTYPE html><title>x</title>", ""},
+		"/portal/sharing/oauth2/approval":    {200, "text/html", "<!DOCTYPE html><title>SUCCESS code=c</title>", ""},
+		"/portal/sharing/rest/oauth2/signin": {302, "", "", "http://127.0.0.1/callback?code=c"},
+		// Off the contract's schemas.
+		"/portal/sharing/oauth2/token/bad":  {200, "application/json", `{"access_token":5,"expires_in":"soon"}`, ""},
+		"/portal/sharing/generateToken/bad": {200, "application/json", `{"token":"t","expires":1767229200000,"extra":1}`, ""},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.URL.Path
+		if r.URL.Query().Get("bad") != "" {
+			key = strings.TrimSuffix(key, "/") + "/bad"
+		}
+		a, ok := answers[key]
+		if !ok {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"error":{"code":404,"message":"m","details":[]}}`)
+			return
+		}
+		if a.ctype != "" {
+			w.Header().Set("Content-Type", a.ctype)
+		}
+		if a.location != "" {
+			w.Header().Set("Location", a.location)
+		}
+		w.WriteHeader(a.status)
+		io.WriteString(w, a.body)
+	}))
+	defer srv.Close()
+	doc, err := portalapi.LoadFor(srv.URL + "/portal/sharing/rest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newValidator(doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: v, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	send := func(method, target string) (string, []string) {
+		t.Helper()
+		rec, c := &errorsOf{}, &capture{}
+		var body io.Reader
+		if method == http.MethodPost {
+			body = strings.NewReader("grant_type=refresh_token&f=json")
+		}
+		req, _ := http.NewRequestWithContext(withCapture(withTB(context.Background(), rec), c), method, srv.URL+target, body)
+		if body != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		ex, _ := c.last()
+		return ex.OperationID, rec.errs
+	}
+	for _, c := range []struct{ method, target, op string }{
+		{"POST", "/portal/sharing/oauth2/token", "oauthToken"},
+		{"GET", "/portal/sharing/oauth2/token?grant_type=refresh_token&f=json", "oauthToken"},
+		{"GET", "/portal/sharing/oauth2/token/?grant_type=refresh_token&f=json", "oauthToken"},
+		{"POST", "/portal/sharing/oauth2/token/", "oauthToken"},
+		{"GET", "/portal/sharing/rest/oauth2/token?grant_type=refresh_token&f=json", "oauthToken"},
+		{"POST", "/portal/sharing/generateToken", "generateToken"},
+		{"GET", "/portal/sharing/oauth2/authorize?client_id=a&response_type=code&redirect_uri=x", "oauthAuthorize"},
+		{"GET", "/portal/sharing/oauth2/approval?code=c", "oauthApproval"},
+		{"POST", "/portal/sharing/rest/oauth2/signin", "oauthSignIn"},
+	} {
+		if op, errs := send(c.method, c.target); op != c.op || len(errs) != 0 {
+			t.Errorf("%s %s, a good answer: validated as %q, reported %q; want %s's, nothing reported", c.method, c.target, op, errs, c.op)
+		}
+	}
+	for _, c := range []struct{ method, target, want string }{
+		{"POST", "/portal/sharing/oauth2/token?bad=1", `oauthToken (POST /portal/sharing/oauth2/token): the answer does not match the contract's response schema`},
+		{"GET", "/portal/sharing/oauth2/token/?bad=1", `oauthToken (GET /portal/sharing/oauth2/token/): the answer does not match the contract's response schema`},
+		{"POST", "/portal/sharing/generateToken?bad=1", `generateToken (POST /portal/sharing/generateToken): the answer does not match the contract's response schema`},
+		// Not where the contract puts them: without the context, under
+		// the REST root's parent for an operation with no alias there, or
+		// a GET of a POST operation not marked x-also-get.
+		{"POST", "/sharing/oauth2/token", "the suite sent a request the contract has no operation for"},
+		{"POST", "/portal/sharing/oauth2/revokeToken", "the suite sent a request the contract has no operation for"},
+		{"GET", "/portal/sharing/generateToken", "the suite sent a request the contract has no operation for"},
+		{"GET", "/portal/sharing/rest/oauth2/signin", "the suite sent a request the contract has no operation for"},
+	} {
+		if _, errs := send(c.method, c.target); len(errs) != 1 || !strings.Contains(errs[0], c.want) {
+			t.Errorf("%s %s: reported %q, want one problem holding %q", c.method, c.target, errs, c.want)
 		}
 	}
 }

@@ -169,6 +169,12 @@ func besideRoot(base string, item *openapi3.PathItem) (string, error) {
 // requests go to, on the target's address (doc's one server). kin-openapi's
 // router keeps a path's own servers for the paths after it, so every path
 // states its own.
+//
+// The other addresses the contract gives an operation are routes of that
+// same operation, so that their answers are held to its schema: each
+// x-also-at path, rooted at the portal's address (the REST root without
+// /sharing/rest, its context kept), and GET wherever a POST operation
+// marked x-also-get is routed.
 func routerDoc(doc *openapi3.T) (*openapi3.T, error) {
 	if len(doc.Servers) != 1 {
 		return nil, fmt.Errorf("the contract for the validator has %d servers, want the target's only", len(doc.Servers))
@@ -183,14 +189,73 @@ func routerDoc(doc *openapi3.T) (*openapi3.T, error) {
 		}
 		c := *item
 		c.Servers = openapi3.Servers{{URL: at}}
+		if alsoGet(c.Post) && c.Get == nil {
+			c.Get = c.Post
+		}
 		out.Paths.Set(path, &c)
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for _, a := range alsoAt(op) {
+				if !strings.HasPrefix(a, "/sharing/") {
+					return nil, fmt.Errorf("the contract's %s (%s): x-also-at %q does not start with /sharing/", op.OperationID, path, a)
+				}
+				root, isREST := strings.CutSuffix(base, restRoot)
+				if !isREST {
+					return nil, fmt.Errorf("the contract's %s is also at %s, beside the REST root, and the target's REST root %s does not end in %s",
+						op.OperationID, a, base, restRoot)
+				}
+				if doc.Paths.Value(a) != nil {
+					return nil, fmt.Errorf("the contract's %s: x-also-at %q is a path of its own", op.OperationID, a)
+				}
+				alias := out.Paths.Value(a)
+				if alias == nil {
+					alias = &openapi3.PathItem{Servers: openapi3.Servers{{URL: root}}}
+					out.Paths.Set(a, alias)
+				}
+				if other := alias.GetOperation(method); other != nil && other != op {
+					return nil, fmt.Errorf("the contract puts %s and %s at %s %s", other.OperationID, op.OperationID, method, a)
+				}
+				alias.SetOperation(method, op)
+				if method == http.MethodPost && alsoGet(op) {
+					alias.SetOperation(http.MethodGet, op)
+				}
+			}
+		}
 	}
 	return &out, nil
 }
 
+// alsoAt is op's x-also-at: the other paths, after the portal's context,
+// the portal answers it at.
+func alsoAt(op *openapi3.Operation) []string {
+	if op == nil {
+		return nil
+	}
+	list, _ := op.Extensions["x-also-at"].([]any)
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// alsoGet is whether op, a POST, answers a GET with its form in the query
+// too (x-also-get).
+func alsoGet(op *openapi3.Operation) bool {
+	if op == nil {
+		return false
+	}
+	get, _ := op.Extensions["x-also-get"].(bool)
+	return get
+}
+
 // findRoute is the router's FindRoute, which also finds an operation
 // marked x-trailing-slash at its path with the trailing slash toggled
-// (sharing/rest and sharing/rest/, oauth2/token/).
+// (sharing/rest and sharing/rest/, oauth2/token/), at its x-also-at paths
+// as well (sharing/oauth2/token/), as the router routes those.
 func findRoute(router routers.Router, req *http.Request) (*routers.Route, map[string]string, error) {
 	route, params, err := router.FindRoute(req)
 	if err == nil || !errors.Is(err, routers.ErrPathNotFound) {

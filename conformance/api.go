@@ -37,6 +37,9 @@ type operation struct {
 	op     *openapi3.Operation
 	form   *openapi3.MediaType // the form request body; nil when none
 	pairs  []*pair
+	// queryForm sends the form in the query: a GET of a POST operation
+	// marked x-also-get.
+	queryForm bool
 }
 
 // request is one call, its parameters not yet encoded.
@@ -219,6 +222,12 @@ func (s *suite) httpRequest(ctx context.Context, r request) (*http.Request, erro
 		case tokenBearerHeader:
 			header.Set("Authorization", "Bearer "+r.token)
 		}
+	}
+	if r.op.queryForm {
+		for k, v := range form {
+			query[k] = v
+		}
+		form = nil
 	}
 	u := r.op.base + path
 	if len(query) > 0 {

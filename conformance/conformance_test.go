@@ -5,8 +5,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -398,5 +401,59 @@ func TestAnotherOrganization(t *testing.T) {
 	}
 	if rep.Failed() {
 		t.Errorf("failures: %q", allErrors(rep.Root))
+	}
+}
+
+// The sign-ins at the contract's other paths pass against a portal with a
+// context in its address, rooted there (.../portal/sharing/oauth2/token).
+func TestAliasPaths(t *testing.T) {
+	for _, context := range []string{"", "/portal"} {
+		t.Run("context="+context, func(t *testing.T) {
+			p := portaltest.New(t, portaltest.WithContext(context))
+			rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken}, "^aliasPaths$")
+			for _, name := range []string{"aliasPaths/generateToken", "aliasPaths/codePKCE", "aliasPaths/tokenByGET", "aliasPaths/codeOutOfBandPython"} {
+				wantStatus(t, rep, name, conformance.Passed)
+			}
+		})
+	}
+}
+
+// Answers at the other paths are held to their operations' schemas: a
+// portal whose token endpoints beside the REST root answer expires_in and
+// expires as text fails there, and only there.
+func TestAliasPathsValidated(t *testing.T) {
+	p := portaltest.New(t, portaltest.WithContext("/portal"))
+	root, err := url.Parse(p.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(root)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		path := strings.TrimSuffix(resp.Request.URL.Path, "/")
+		if path != "/portal/sharing/oauth2/token" && path != "/portal/sharing/generateToken" {
+			return nil
+		}
+		raw, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		raw = regexp.MustCompile(`"(expires_in|expires)":(\d+)`).ReplaceAll(raw, []byte(`"$1":"$2"`))
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		resp.ContentLength = int64(len(raw))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	rep := runSuite(t, conformance.Target{BaseURL: srv.URL + "/portal/sharing/rest", AdminToken: p.AdminToken, MemberToken: p.MemberToken},
+		"^(aliasPaths|signIn)$")
+	const schema = "the answer does not match the contract's response schema"
+	wantFailure(t, rep, "aliasPaths/generateToken", "generateToken (POST /portal/sharing/generateToken): "+schema, "/expires")
+	wantFailure(t, rep, "aliasPaths/codePKCE", "oauthToken (POST /portal/sharing/oauth2/token): "+schema, "/expires_in")
+	wantFailure(t, rep, "aliasPaths/tokenByGET", "oauthToken (GET /portal/sharing/oauth2/token): "+schema, "/expires_in")
+	wantFailure(t, rep, "aliasPaths/codeOutOfBandPython", "oauthToken (POST /portal/sharing/oauth2/token/): "+schema, "/expires_in")
+	for _, name := range []string{"signIn/generateTokenPython", "signIn/codePKCE", "signIn/codeOutOfBandPython"} {
+		wantStatus(t, rep, name, conformance.Passed)
 	}
 }

@@ -82,7 +82,14 @@ func (s *suite) origin() string {
 // returns the page's oAuthInfo.
 func (s *suite) signInPage(t TB, q map[string]any) map[string]any {
 	t.Helper()
-	p := s.sendPage(t, request{op: s.ops["oauthAuthorize"], params: q})
+	return s.signInPageAt(t, s.ops["oauthAuthorize"], q)
+}
+
+// signInPageAt is signInPage with oauthAuthorize sent as authorize says
+// (at one of its other paths).
+func (s *suite) signInPageAt(t TB, authorize *operation, q map[string]any) map[string]any {
+	t.Helper()
+	p := s.sendPage(t, request{op: authorize, params: q})
 	if p.status != http.StatusOK {
 		t.Fatalf("oauthAuthorize %s: HTTP %d, want the sign-in page (200): %s", jsonText(q), p.status, clip([]byte(p.text), 300))
 	}
@@ -247,12 +254,19 @@ func wantOAuthError(t TB, what string, a *answer, code string) {
 // verifier.
 func (s *suite) codeFlow(t TB, clientID, redirect, user, password string) (code, verifier string) {
 	t.Helper()
+	return s.codeFlowAt(t, s.ops["oauthAuthorize"], s.ops["oauthSignIn"], clientID, redirect, user, password)
+}
+
+// codeFlowAt is codeFlow with the sign-in page and the sign-in sent as
+// authorize and signIn say (at one of their other paths).
+func (s *suite) codeFlowAt(t TB, authorize, signIn *operation, clientID, redirect, user, password string) (code, verifier string) {
+	t.Helper()
 	verifier, challenge := pkce()
 	// A state as ArcGIS REST JS writes it: JSON, with a space to encode.
 	state := fmt.Sprintf(`{"id":"%s","originalUrl":"http://127.0.0.1/conformance page"}`, randomText(16))
-	info := s.signInPage(t, map[string]any{"client_id": clientID, "response_type": "code", "redirect_uri": redirect, "state": state,
+	info := s.signInPageAt(t, authorize, map[string]any{"client_id": clientID, "response_type": "code", "redirect_uri": redirect, "state": state,
 		"expiration": 20160.0, "code_challenge": challenge, "code_challenge_method": "S256"})
-	p := s.signIn(t, map[string]any{"oauth_state": info["oauth_state"], "username": user, "password": password})
+	p := s.sendPage(t, request{op: signIn, body: map[string]any{"oauth_state": info["oauth_state"], "username": user, "password": password}})
 	if p.status != http.StatusFound || !strings.HasPrefix(p.location, redirect+"?") {
 		t.Fatalf("oauthSignIn of %s for %s: HTTP %d to %q; want 302 to %s?code=…", user, clientID, p.status, p.location, redirect)
 	}

@@ -96,6 +96,7 @@ func RunTB(t TB, target Target) {
 	t.Run("auth", s.authScenarios)
 	t.Run("signIn", s.signInScenarios)
 	t.Run("wrongCredentials", s.wrongCredentialScenarios)
+	t.Run("aliasPaths", s.aliasScenarios)
 	t.Run("client", s.clientScenarios)
 	if len(s.skipped) > 0 {
 		t.Logf("%d checks not run, for what the target lacks:\n  %s", len(s.skipped), strings.Join(s.skipped, "\n  "))

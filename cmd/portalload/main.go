@@ -14,7 +14,15 @@
 // With -wrk (what make bench runs first), portalload starts portald with its
 // default flags and the floor server, and compares settings/update on both
 // with wrk: throughput and server CPU per request (from /proc/PID/stat),
-// three rounds taking turns, and whether the targets are met.
+// three rounds taking turns, and whether the targets are met. With -baseline,
+// a portald built before a change takes the floor's place: the report gives
+// the new build's throughput and CPU per request as ratios of the old's.
+//
+// With -signin (make bench-signin), portalload starts portald with its
+// default flags and runs two wrk processes at once against it, eight
+// connections signing in with the demo administrator's password and two
+// sending settings/update, and reports whether the writes keep their share
+// of the requests served and their p99 latency.
 //
 // With -report (what make bench runs next), portalload starts the programs
 // itself: portald on a temporary SQLite file with the bench seed, and the
@@ -69,7 +77,11 @@ func realMain(ctx context.Context, args []string, out io.Writer) error {
 		startups  = fs.Int("startups", 7, "start-up runs whose median is reported (with -report)")
 		wrk       = fs.Bool("wrk", false, "start portald (default flags) and the floor server, compare settings/update on both with wrk, print the report")
 		conns     = fs.Int("connections", 16, "with -wrk: wrk's `connections`")
-		rounds    = fs.Int("rounds", 3, "with -wrk: `rounds` of one run per server")
+		rounds    = fs.Int("rounds", 3, "with -wrk and -signin: `rounds` of one run per server")
+		baseline  = fs.String("baseline", "", "with -wrk: a portald `binary` of the build before, compared with -portald in the place of the floor")
+		signin    = fs.Bool("signin", false, "start portald (default flags), sign in with wrk beside settings/update on it, print the report")
+		signins   = fs.Int("signin-connections", 8, "with -signin: wrk's `connections` signing in")
+		writes    = fs.Int("write-connections", 2, "with -signin: wrk's `connections` sending settings/update")
 	)
 	fs.SetOutput(out)
 	if err := fs.Parse(args); err != nil {
@@ -85,13 +97,21 @@ func realMain(ctx context.Context, args []string, out io.Writer) error {
 	case *seedPath != "":
 		return writeSeed(*seedPath)
 	case *wrk:
-		if *portald == "" || *floor == "" {
-			return errors.New("-wrk needs -portald and -floor")
+		if *portald == "" || (*floor == "") == (*baseline == "") {
+			return errors.New("-wrk needs -portald, and -floor or -baseline")
 		}
 		if *conns < 1 || *rounds < 1 {
 			return errors.New("-connections and -rounds must be positive")
 		}
-		return runWrk(ctx, out, wrkConfig{portald: *portald, floor: *floor, conns: *conns, rounds: *rounds, duration: *duration})
+		return runWrk(ctx, out, wrkConfig{portald: *portald, floor: *floor, baseline: *baseline, conns: *conns, rounds: *rounds, duration: *duration})
+	case *signin:
+		if *portald == "" {
+			return errors.New("-signin needs -portald")
+		}
+		if *signins < 1 || *writes < 1 || *rounds < 1 {
+			return errors.New("-signin-connections, -write-connections and -rounds must be positive")
+		}
+		return runSignin(ctx, out, signinConfig{portald: *portald, signins: *signins, writes: *writes, rounds: *rounds, duration: *duration})
 	case *report:
 		if *portald == "" || *floor == "" {
 			return errors.New("-report needs -portald and -floor")
@@ -102,7 +122,7 @@ func realMain(ctx context.Context, args []string, out io.Writer) error {
 		}
 		return runReport(ctx, out, reportConfig{portald: *portald, floor: *floor, workers: *workers, sweep: counts, duration: *duration, startups: max(*startups, 1)})
 	case *base == "":
-		return errors.New("-url is required (or -report, or -write-seed)")
+		return errors.New("-url is required (or -wrk, -signin, -report, or -write-seed)")
 	}
 	var list []op
 	for name := range strings.SplitSeq(*ops, ",") {

@@ -31,10 +31,18 @@ const (
 // on every Linux architecture Go supports.
 const clockTicks = 100
 
+// Target of the build-against-build comparison (-baseline): the new build
+// keeps this share of the old one's throughput, and spends at most the
+// inverse of it in CPU per request.
+const targetBaselineRatio = 0.95
+
 type wrkConfig struct {
 	portald, floor string
-	conns, rounds  int
-	duration       time.Duration
+	// baseline, when set, is a portald built before a change, measured in
+	// the floor's place.
+	baseline      string
+	conns, rounds int
+	duration      time.Duration
 }
 
 // wrkRun is one wrk run against one server.
@@ -51,12 +59,22 @@ func (r wrkRun) cpuPerRequest() time.Duration {
 	return r.cpu / time.Duration(r.requests)
 }
 
+// wrkServer is one of the two servers compared, and its runs.
+type wrkServer struct {
+	name string
+	p    *proc
+	runs []wrkRun
+}
+
 // runWrk measures settings/update on portald (its default flags, on a
 // temporary SQLite file) against the floor server with wrk, which leaves the
 // CPU to the servers: cfg.rounds rounds, the two servers taking turns, each
 // run cfg.conns connections for cfg.duration. It reports each server's
 // throughput and CPU per request, their ratios (the median round of each)
-// and whether the targets are met.
+// and whether the targets are met. With cfg.baseline, the old build runs in
+// the floor's place, on a SQLite file of its own, and the ratios are new
+// over old, the median of the rounds' (the two runs of a round are
+// neighbours in time, so that the machine's drift cancels in each).
 func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 	wrk, err := exec.LookPath("wrk")
 	if err != nil {
@@ -67,18 +85,30 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	p, f, err := startPair(ctx, cfg.portald, cfg.floor, "-db", filepath.Join(dir, "portal.db"))
-	if err != nil {
-		return err
+	var servers [2]wrkServer
+	if cfg.baseline != "" {
+		n, b, err := startPortaldPair(ctx, cfg.portald, cfg.baseline, dir)
+		if err != nil {
+			return err
+		}
+		defer n.stop()
+		defer b.stop()
+		servers = [2]wrkServer{{name: "new", p: n}, {name: "base", p: b}}
+	} else {
+		p, f, err := startPair(ctx, cfg.portald, cfg.floor, "-db", filepath.Join(dir, "portal.db"))
+		if err != nil {
+			return err
+		}
+		defer p.stop()
+		defer f.stop()
+		servers = [2]wrkServer{{name: "portald", p: p}, {name: "floor", p: f}}
 	}
-	defer p.stop()
-	defer f.stop()
 	// One form for both, as the Go benchmarks send: the same banner each
 	// time, so that wrk sends a fixed request and spends no CPU on it.
 	form := bench.SettingsForm(seedDemoAdminToken, 1).Encode()
 	target := "/sharing/rest/portals/self/settings/update"
-	for _, s := range []*proc{p, f} {
-		if err := checkSuccess(s.root+target, form); err != nil {
+	for _, s := range servers {
+		if err := checkSuccess(s.p.root+target, form); err != nil {
 			return err
 		}
 	}
@@ -87,12 +117,7 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 	if err := os.WriteFile(script, []byte(lua), 0o644); err != nil {
 		return err
 	}
-	servers := []struct {
-		name string
-		p    *proc
-		runs []wrkRun
-	}{{name: "portald", p: p}, {name: "floor", p: f}}
-	fmt.Fprintf(out, "wrk: settings/update, %d connections, %s per run, %d rounds, portald and the floor taking turns\n", cfg.conns, cfg.duration, cfg.rounds)
+	fmt.Fprintf(out, "wrk: settings/update, %d connections, %s per run, %d rounds, %s and %s taking turns\n", cfg.conns, cfg.duration, cfg.rounds, servers[0].name, servers[1].name)
 	fmt.Fprintf(out, "%-8s %5s %9s %9s %14s  %s\n", "server", "round", "requests", "req/s", "CPU/request", "load average after")
 	for round := range cfg.rounds {
 		for i := range servers {
@@ -107,6 +132,10 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 			fmt.Fprintf(out, "%-8s %5d %9d %9.0f %11.1f µs  %s\n", s.name, round+1, r.requests, r.rate, micros(r.cpuPerRequest()), loadAverage())
 		}
 	}
+	if cfg.baseline != "" {
+		reportBaseline(out, servers[0].runs, servers[1].runs)
+		return nil
+	}
 	pd, fl := median(servers[0].runs), median(servers[1].runs)
 	cpuRatio := float64(pd.cpuPerRequest()) / float64(fl.cpuPerRequest())
 	rateRatio := pd.rate / fl.rate
@@ -115,6 +144,67 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 	fmt.Fprintf(out, "CPU per request, portald ÷ floor: %.2f×  (target ≤ %.1f×: %s)\n", cpuRatio, targetCPURatio, met(cpuRatio <= targetCPURatio))
 	fmt.Fprintf(out, "throughput, portald ÷ floor: %.2f  (target ≥ %.1f: %s)\n", rateRatio, targetThroughputRatio, met(rateRatio >= targetThroughputRatio))
 	return nil
+}
+
+// startPortaldPair starts two portald binaries with their default flags,
+// each on a SQLite file of its own in dir, and waits until both answer
+// /health; on an error neither is left running.
+func startPortaldPair(ctx context.Context, newBin, baseBin, dir string) (n, b *proc, err error) {
+	if n, err = startServer(ctx, newBin, "-db", filepath.Join(dir, "new.db")); err != nil {
+		return nil, nil, err
+	}
+	if b, err = startServer(ctx, baseBin, "-db", filepath.Join(dir, "base.db")); err != nil {
+		n.stop()
+		return nil, nil, err
+	}
+	for _, s := range []*proc{n, b} {
+		if _, err := s.waitHealthy(ctx, time.Now()); err != nil {
+			n.stop()
+			b.stop()
+			return nil, nil, err
+		}
+	}
+	return n, b, nil
+}
+
+// baselineRatios is the new build's figures over the old one's, one of
+// each per round, and their medians.
+type baselineRatios struct {
+	rate, cpu             []float64 // throughput, CPU per request
+	medianRate, medianCPU float64
+}
+
+// compareBaseline pairs the rounds' runs of the new build and the old.
+func compareBaseline(newRuns, baseRuns []wrkRun) baselineRatios {
+	var r baselineRatios
+	for i := range min(len(newRuns), len(baseRuns)) {
+		n, b := newRuns[i], baseRuns[i]
+		r.rate = append(r.rate, n.rate/b.rate)
+		r.cpu = append(r.cpu, float64(n.cpuPerRequest())/float64(b.cpuPerRequest()))
+	}
+	r.medianRate, r.medianCPU = medianFloat(r.rate), medianFloat(r.cpu)
+	return r
+}
+
+func reportBaseline(out io.Writer, newRuns, baseRuns []wrkRun) {
+	r := compareBaseline(newRuns, baseRuns)
+	n, b := median(newRuns), median(baseRuns)
+	fmt.Fprintf(out, "median of %d rounds: new %.0f req/s, %.1f µs CPU/request; base %.0f req/s, %.1f µs CPU/request\n",
+		len(newRuns), n.rate, micros(n.cpuPerRequest()), b.rate, micros(b.cpuPerRequest()))
+	fmt.Fprintf(out, "the rounds' ratios, new ÷ base: throughput %s; CPU per request %s\n", ratios(r.rate), ratios(r.cpu))
+	fmt.Fprintf(out, "throughput, new ÷ base (median of the rounds'): %.3f  (target ≥ %.2f: %s)\n",
+		r.medianRate, targetBaselineRatio, verdict(r.medianRate >= targetBaselineRatio))
+	fmt.Fprintf(out, "CPU per request, new ÷ base (median of the rounds'): %.3f×  (target ≤ %.3f×, base's ÷ new's ≥ %.2f: %s)\n",
+		r.medianCPU, 1/targetBaselineRatio, targetBaselineRatio, verdict(r.medianCPU*targetBaselineRatio <= 1))
+}
+
+// ratios formats xs with two decimals, comma-separated.
+func ratios(xs []float64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return strings.Join(s, ", ")
 }
 
 // loadAverage is the machine's 1-, 5- and 15-minute load averages, which

@@ -379,10 +379,13 @@ func TestAnotherOrganization(t *testing.T) {
 	p := portaltest.New(t, portaltest.WithSeed(f))
 	target := conformance.Target{BaseURL: p.URL, AdminToken: "demo-other-admin-token", Username: "otheradmin", Password: "otheradmin-password",
 		MemberToken: "demo-other-user-token", User: "otheruser"}
-	const pattern = "^(examples|signIn|wrongCredentials|client)$/^(oauthToken|oauthRevokeToken|implicitPython|codePKCE|clientCredentials|signInPage|wrongClientSecret|reusedCode|oauth)$"
+	const pattern = "^(examples|signIn|wrongCredentials|client|aliasPaths)$/^(oauthToken|oauthRevokeToken|implicitPython|codePKCE|clientCredentials|signInPage|wrongClientSecret|reusedCode|oauth|tokenByGET|codeOutOfBandPython)$"
 	needApp := []string{"examples/oauthToken/appToken", "examples/oauthToken/badSecret", "examples/oauthToken/unknownCode",
 		"examples/oauthRevokeToken/unknownToken", "signIn/codePKCE", "signIn/clientCredentials", "wrongCredentials/wrongClientSecret",
-		"wrongCredentials/reusedCode", "client/oauth/oauthToken", "client/oauth/oauthRevokeToken"}
+		"wrongCredentials/reusedCode", "client/oauth/oauthToken", "client/oauth/oauthRevokeToken", "aliasPaths/codePKCE", "aliasPaths/tokenByGET"}
+	// The ArcGIS API for Python's flows, at the contract's paths and at the
+	// others.
+	python := []string{"signIn/implicitPython", "wrongCredentials/signInPage", "signIn/codeOutOfBandPython", "aliasPaths/codeOutOfBandPython"}
 
 	rep := runSuite(t, target, pattern)
 	for _, name := range needApp {
@@ -390,13 +393,13 @@ func TestAnotherOrganization(t *testing.T) {
 			t.Errorf("%s: the reason %q does not say what is missing", name, r.SkipReason())
 		}
 	}
-	for _, name := range []string{"signIn/implicitPython", "wrongCredentials/signInPage"} {
+	for _, name := range python {
 		wantStatus(t, rep, name, conformance.Passed)
 	}
 
 	target.ClientID, target.ClientSecret = "other-app", "other-app-secret"
 	rep = runSuite(t, target, pattern)
-	for _, name := range append(needApp, "signIn/implicitPython", "wrongCredentials/signInPage") {
+	for _, name := range append(needApp, python...) {
 		wantStatus(t, rep, name, conformance.Passed)
 	}
 	if rep.Failed() {

@@ -27,7 +27,9 @@
 // a redirect its Location. A path with servers of its own (oauthSignIn, at
 // {context}/sharing/oauth2/signin, beside the REST root) is routed there,
 // and an operation marked x-trailing-slash is found with and without the
-// slash. This happens in an http.RoundTripper, so nothing escapes it.
+// slash; a request at one of an operation's x-also-at paths (under
+// {context}/sharing/) is that operation's, and so is a GET of a POST
+// operation marked x-also-get. This happens in an http.RoundTripper, so nothing escapes it.
 //
 // The subtests are:
 //
@@ -78,6 +80,19 @@
 //     no token), a wrong client secret (invalid_client), a code exchanged
 //     twice (invalid_grant), a redirect URI not registered (the 400 page
 //     "Invalid redirect_uri"), an oauth_state no page gave (the 400 page);
+//   - aliasPaths: the sign-ins at the other paths the contract gives them
+//     (x-also-at), rooted at the portal's address, its context kept
+//     (https://host/portal/sharing/rest has them at
+//     https://host/portal/sharing/...), and the token endpoint's GET
+//     (x-also-get): generateToken at sharing/generateToken; with an
+//     application, the code flow with PKCE from the sign-in page at
+//     sharing/oauth2/authorize, posted at sharing/rest/oauth2/signin,
+//     exchanged and refreshed at sharing/oauth2/token, and a code exchanged
+//     by GET at sharing/oauth2/token, refreshed by GET at oauth2/token; the
+//     ArcGIS API for Python's out-of-band code through those paths, the
+//     approval page at sharing/oauth2/approval, the exchange at
+//     sharing/oauth2/token/. The validator holds each answer to its
+//     operation's schema, and each token is used, then revoked;
 //   - client: every operation called through package client; the validator
 //     proves the server took what the client sent and answered per the
 //     contract, and each check compares the values the client returned with

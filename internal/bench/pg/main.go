@@ -1,4 +1,5 @@
-// Command pg is the driver of `make bench-pg`: portald on PostgreSQL beside
+// Command pg is the driver of `make bench-pg` (and of `make bench-ab`'s
+// PostgreSQL half, with -baseline: ab.go): portald on PostgreSQL beside
 // pgbench running the single statement each operation amounts to, on the
 // same database, at several client counts, alternating, in rounds whose
 // medians are printed as ratios, beside the floor server sending the same
@@ -66,22 +67,32 @@ func run() error {
 		db       = flag.String("db", os.Getenv("PORTAL_TEST_POSTGRES"), "PostgreSQL `url` to bench in (a schema of its own is made and dropped)")
 		portald  = flag.String("portald", "", "portald `binary`")
 		floor    = flag.String("floor", "", "floor server `binary` (internal/bench/floor)")
-		clients  = flag.String("clients", "1,16,64", "comma-separated client `counts`")
+		clients  = flag.String("clients", "", "comma-separated client `counts` (default 1,16,64; with -baseline 1,16)")
 		duration = flag.Duration("duration", 5*time.Second, "`length` of each run")
 		nrounds  = flag.Int("rounds", 3, "`rounds` of runs, whose medians are printed")
+		baseline = flag.String("baseline", "", "a portald `binary` of the build before: compare -portald with it on settings/update instead")
 	)
 	flag.Parse()
-	if *db == "" || *portald == "" || *floor == "" {
-		return errors.New("-db (or PORTAL_TEST_POSTGRES), -portald and -floor are required")
+	if *db == "" || *portald == "" || (*floor == "" && *baseline == "") {
+		return errors.New("-db (or PORTAL_TEST_POSTGRES), -portald and -floor (or -baseline) are required")
 	}
 	if *nrounds < 1 {
 		return errors.New("-rounds must be at least 1")
+	}
+	if *clients == "" {
+		*clients = "1,16,64"
+		if *baseline != "" {
+			*clients = "1,16"
+		}
 	}
 	counts, err := parseCounts(*clients)
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
+	if *baseline != "" {
+		return runBaseline(ctx, abConfig{db: *db, portald: *portald, baseline: *baseline, counts: counts, d: *duration, rounds: *nrounds})
+	}
 	schema, dsn, drop, err := makeSchema(ctx, *db)
 	if err != nil {
 		return err
@@ -449,7 +460,7 @@ func (s *runner) round(portald, floor *server, n int) (rd round, err error) {
 }
 
 // median is the median of f over the rounds.
-func median(rs []round, f func(round) float64) float64 {
+func median[R any](rs []R, f func(R) float64) float64 {
 	xs := make([]float64, len(rs))
 	for i, rd := range rs {
 		xs[i] = f(rd)
@@ -463,11 +474,11 @@ func median(rs []round, f func(round) float64) float64 {
 
 // medianOf is one run's figures, each the median of the rounds', but errors,
 // which add up.
-func medianOf(rs []round, run func(round) result) result {
+func medianOf[R any](rs []R, run func(R) result) result {
 	var res result
-	res.rps = median(rs, func(rd round) float64 { return run(rd).rps })
-	res.p99 = time.Duration(median(rs, func(rd round) float64 { return float64(run(rd).p99) }))
-	res.cpu = time.Duration(median(rs, func(rd round) float64 { return float64(run(rd).cpu) }))
+	res.rps = median(rs, func(rd R) float64 { return run(rd).rps })
+	res.p99 = time.Duration(median(rs, func(rd R) float64 { return float64(run(rd).p99) }))
+	res.cpu = time.Duration(median(rs, func(rd R) float64 { return float64(run(rd).cpu) }))
 	for _, rd := range rs {
 		res.errors += run(rd).errors
 	}

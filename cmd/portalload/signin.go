@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -182,7 +183,7 @@ func runSignin(ctx context.Context, out io.Writer, cfg signinConfig) error {
 	for _, r := range rounds {
 		signinErrs += r.signin.errors()
 		updateErrs += r.update.errors()
-		first = cmpOr(first, r.signin.firstFailure, r.update.firstFailure)
+		first = cmp.Or(first, r.signin.firstFailure, r.update.firstFailure)
 	}
 	if signinErrs+updateErrs == 0 {
 		fmt.Fprintln(out, "every answer a success: met")
@@ -193,16 +194,6 @@ func runSignin(ctx context.Context, out io.Writer, cfg signinConfig) error {
 		fmt.Fprintf(out, "*** the first failure: %s ***\n", first)
 	}
 	return fmt.Errorf("%d requests failed", signinErrs+updateErrs)
-}
-
-// cmpOr is the first of its arguments that is not empty.
-func cmpOr(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // verdict is how the sign-in and the build-against-build runs state a

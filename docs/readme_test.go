@@ -2,11 +2,9 @@ package docs_test
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -36,16 +34,14 @@ func readmeSection(t *testing.T, readme []byte, heading string) []byte {
 	return after
 }
 
+// readmeGoOutput is what README.md's Go example prints against the seed.
+const readmeGoOutput = "93b54c8930ae46d9a00a7820cb3ebbd1 moved\n2d6f1e0c7b8a49d3a5c4e3f2a1b0c9d8 not moved: Item already exists in target folder\n"
+
 // README.md's Go example runs as shown against the reference server (its
 // address rewritten to the test server's) and prints what README.md says,
 // twice: a second time after the reset README.md gives.
 func TestReadmeGoExample(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, readme := readReadme(t)
 	// The program; the README's other Go block is a test, pinned by portaltest.
 	var blocks []string
 	for _, b := range fencedBlocks(readme, "go") {
@@ -60,32 +56,29 @@ func TestReadmeGoExample(t *testing.T) {
 		t.Fatal("README.md does not say how to reset")
 	}
 	p := portaltest.New(t)
-	src := strings.ReplaceAll(blocks[0], sampleBase, p.URL)
-	dir, err := os.MkdirTemp(filepath.Dir(file), "readme-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "try")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("README.md's Go example does not compile: %v\n%s", err, out)
-	}
-	const want = "93b54c8930ae46d9a00a7820cb3ebbd1 moved\n2d6f1e0c7b8a49d3a5c4e3f2a1b0c9d8 not moved: Item already exists in target folder\n"
+	bin := buildReadmeProgram(t, root, strings.ReplaceAll(blocks[0], sampleBase, p.URL))
 	for run := range 2 {
 		out, err := exec.Command(bin).CombinedOutput()
-		if err != nil || string(out) != want {
-			t.Errorf("run %d: %v\n%s\nwant\n%s", run+1, err, out, want)
+		if err != nil || string(out) != readmeGoOutput {
+			t.Errorf("run %d: %v\n%s\nwant\n%s", run+1, err, out, readmeGoOutput)
 		}
 		p.Reset(t)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(want), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(readmeGoOutput), "\n") {
 		if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), "`"+line+"`") {
 			t.Errorf("README.md does not show the output line %q", line)
 		}
 	}
+}
+
+// buildReadmeProgram builds a Go program of README.md in a module of its own
+// outside the checkout (tempModule), and returns the binary.
+func buildReadmeProgram(t *testing.T, root, src string) string {
+	t.Helper()
+	dir := tempModule(t, root, map[string]string{"main.go": src})
+	bin := filepath.Join(t.TempDir(), "try")
+	if out, err := goInModule(dir, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("README.md's Go example does not compile: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -114,14 +114,38 @@ func TestReadmeClientSnippets(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "try.py"), []byte(strings.ReplaceAll(py[0], readmeOrigin, origin)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		python := filepath.Join(root, ".build", "python", "venv", "bin", "python")
-		for run := 1; run <= 2; run++ {
-			cmd := exec.Command(python, "try.py")
+		// The commands: a virtual environment with arcgis at ~/arcgis-venv,
+		// the certificate's path exported, try.py run. HOME is a directory of
+		// the test's, where ~/arcgis-venv links to the locked environment of
+		// mk/python.mk instead of an install from PyPI (its version checked
+		// above) and ~/portal-cert.pem is the certificate copied out.
+		var cmds []string
+		for _, b := range fencedBlocks(section, "sh") {
+			if strings.HasPrefix(b, "python3 -m venv ~/arcgis-venv ") {
+				cmds = strings.Split(strings.TrimSpace(b), "\n")
+			}
+		}
+		const export = "export REQUESTS_CA_BUNDLE=$HOME/portal-cert.pem    # or " + readmeCert
+		if len(cmds) != 3 || cmds[0] != "python3 -m venv ~/arcgis-venv && ~/arcgis-venv/bin/pip install arcgis==2.4.3" ||
+			cmds[1] != export || cmds[2] != "~/arcgis-venv/bin/python try.py" {
+			t.Fatalf("README.md, From Python: the commands are not the venv and arcgis==2.4.3, %q and try.py:\n%q", export, cmds)
+		}
+		home := outsideCheckout(t, root)
+		if err := os.Symlink(filepath.Join(root, ".build", "python", "venv"), filepath.Join(home, "arcgis-venv")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "portal-cert.pem"), mustRead(t, cert), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Run 1 as written; run 2 with the alternative the comment gives, the
+		// path portald's start-up line prints.
+		for run, exportLine := range []string{cmds[1], "export REQUESTS_CA_BUNDLE=" + cert} {
+			cmd := exec.Command("sh", "-e", "-c", exportLine+"\n"+cmds[2])
 			cmd.Dir = dir
-			cmd.Env = append(cleanEnv(), "REQUESTS_CA_BUNDLE="+cert)
+			cmd.Env = append(cleanEnv(), "HOME="+home)
 			out, err := cmd.CombinedOutput()
 			if err != nil || string(out) != want.String() {
-				t.Errorf("run %d: %v\n%s\nwant\n%s", run, err, out, want.String())
+				t.Errorf("run %d: %v\n%s\nwant\n%s", run+1, err, out, want.String())
 			}
 		}
 	})
@@ -210,7 +234,7 @@ func cleanEnv() []string {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
 		case "NODE_EXTRA_CA_CERTS", "NODE_TLS_REJECT_UNAUTHORIZED", "NODE_OPTIONS", "NODE_PATH",
-			"REQUESTS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE", "PYTHONPATH", "CONTAINERS_CONF":
+			"REQUESTS_CA_BUNDLE", "SSL_CERT_FILE", "CURL_CA_BUNDLE", "PYTHONPATH", "CONTAINERS_CONF", "PORTALD_BIN":
 			continue
 		}
 		env = append(env, kv)

@@ -97,7 +97,7 @@ func readmePlans() map[string]snippetPlan {
 				"make test-image runs the image (HTTP, volumes, /emulator/, PostgreSQL) in a podman store of its own",
 			targets: []string{"test-image"}, check: checkPodmanLines},
 		"From Python#3": {first: "python3 -m venv ~/arcgis-venv ",
-			elsewhere: "TestReadmeClientSnippets/Python (with the locked virtual environment of mk/python.mk, whose arcgis version it checks)",
+			elsewhere: "TestReadmeClientSnippets/Python (~/arcgis-venv the locked virtual environment of mk/python.mk, whose arcgis version it checks)",
 			targets:   []string{"test-readme-clients"}},
 		"From Python#4": {first: "import os",
 			elsewhere: "TestReadmeClientSnippets/Python", targets: []string{"test-readme-clients"}},
@@ -562,6 +562,50 @@ func matchValue(want, got any, path string) []string {
 	return []string{fmt.Sprintf("%s: %s, shown %s", path, gj, wj)}
 }
 
+// The session's parts that decide what is compared: each command gets the
+// output its comment shows, and that output is compared as JSON with the
+// README's elisions, failing on a difference.
+func TestReadmeSessionComparison(t *testing.T) {
+	steps := sessionSteps(`B=http://127.0.0.1:8080/sharing/rest
+# A prose comment.
+curl -s $B/a \
+  -d x=1
+# {"results":[{"itemId":"a","success":true},
+#             {"itemId":"b","success":false}]}
+curl -s $B/b   # from loopback
+curl -s $B/c   # {"status":"ok"}
+# A day later.
+curl -s $B/d
+`)
+	want := []sessionStep{
+		{cmd: "B=http://127.0.0.1:8080/sharing/rest\n"},
+		{cmd: "curl -s $B/a \\\n  -d x=1\n", want: `{"results":[{"itemId":"a","success":true}, {"itemId":"b","success":false}]}`},
+		{cmd: "curl -s $B/b   # from loopback\n"},
+		{cmd: "curl -s $B/c   # {\"status\":\"ok\"}\n", want: `{"status":"ok"}`},
+		{cmd: "curl -s $B/d\n"},
+	}
+	if !slices.Equal(steps, want) {
+		t.Errorf("sessionSteps:\n%q\nwant\n%q", steps, want)
+	}
+
+	const shown = `{"requests":[{"seq":1,"time":"...","folder":"6c5b...","rule":{...},"durationMs":0.744},{"seq":2,...,"fault":"f2",...}]}`
+	for printed, ok := range map[string]bool{
+		`{"requests":[{"seq":1,"time":"2026","folder":"6c5b4a","rule":{"a":[1]},"durationMs":3},{"seq":2,"x":1,"fault":"f2","y":2}]}`: true,
+		`{"requests":[{"seq":1,"time":"2026","folder":"6c5b4a","rule":{},"durationMs":3},{"seq":2,"fault":"f2"}]}`:                    true,
+		`{"requests":[{"seq":3,"time":"2026","folder":"6c5b4a","rule":{},"durationMs":3},{"seq":2,"fault":"f2"}]}`:                    false,
+		`{"requests":[{"seq":1,"time":"2026","folder":"7c5b4a","rule":{},"durationMs":3},{"seq":2,"fault":"f2"}]}`:                    false,
+		`{"requests":[{"seq":1,"time":"2026","folder":"6c5b4a","rule":{},"durationMs":3,"more":1},{"seq":2,"fault":"f2"}]}`:           false,
+		`{"requests":[{"seq":1,"time":"2026","folder":"6c5b4a","rule":{},"durationMs":3},{"seq":2,"fault":"f3"}]}`:                    false,
+		`{"requests":[{"seq":1,"time":"2026","folder":"6c5b4a","rule":{},"durationMs":3}]}`:                                           false,
+		`{"requests":[{"seq":1,"folder":"6c5b4a","rule":{},"durationMs":3},{"seq":2,"fault":"f2"}]}`:                                  false,
+		`{"requests":[]} {}`: false,
+	} {
+		if problems := matchShown(shown, printed); (len(problems) == 0) != ok {
+			t.Errorf("%s against %s: %q, want a match: %v", printed, shown, problems, ok)
+		}
+	}
+}
+
 // runMakeRunLines: `make run` is `go run ./cmd/portald`, whose defaults are
 // README.md's (127.0.0.1:8080, portal.db, the demo organization); the
 // environment variable of the second line is how the test's own `make run`
@@ -910,7 +954,7 @@ site=$(venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["pureli
 	cmd := exec.Command(filepath.Join(dir, "venv", "bin", "python"), "-m", "pytest", "-p", "no:cacheprovider", "-rs",
 		"-W", "ignore::DeprecationWarning", "test_archiving.py")
 	cmd.Dir = dir
-	cmd.Env = append(cleanEnv(), "PORTALD_BIN=")
+	cmd.Env = cleanEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil || !regexp.MustCompile(`(?m)^=+ 1 passed(, \d+ warnings?)? in `).Match(out) {
 		t.Errorf("pytest: %v\n%s", err, out)
@@ -935,7 +979,7 @@ func runNpmNodeTest(t *testing.T, s *snippetRun, body string) {
 	if err := os.WriteFile(filepath.Join(dir, "archiving.test.mjs"), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := runScript(t, dir, []string{"PORTALD_BIN="}, `
+	out := runScript(t, dir, nil, `
 npm ci --no-audit --no-fund --loglevel=error --prefer-offline >&2
 npm install --no-save --no-audit --no-fund --loglevel=error --prefer-offline `+strings.Join(tarballs, " ")+` >&2
 node --test`)

@@ -758,11 +758,16 @@ func checkPodmanLines(t *testing.T, s *snippetRun, body string) {
 		}
 	}
 	image := regexp.MustCompile(`(?m)^IMAGE \?= (\S+)$`).FindSubmatch(mustRead(t, filepath.Join(s.root, "mk", "image.mk")))
-	for _, line := range strings.Split(body, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "podman run ") || strings.Contains(line, "PORTAL_TLS_KEY") {
-			if image == nil || !strings.Contains(body, " "+string(image[1])) {
-				t.Errorf("the podman commands do not run make image's IMAGE (%s)", image)
-			}
+	if image == nil {
+		t.Fatal("mk/image.mk sets no IMAGE ?= default")
+	}
+	runs := regexp.MustCompile(`(?m)^podman run (?:[^\n]*\\\n)*[^\n]*$`).FindAllString(body, -1)
+	if len(runs) == 0 {
+		t.Fatal("no podman run command")
+	}
+	for _, run := range runs {
+		if !regexp.MustCompile(`\s` + regexp.QuoteMeta(string(image[1])) + `(\s|$)`).MatchString(run) {
+			t.Errorf("%s\nruns no %s, the image make image builds", run, image[1])
 		}
 	}
 	if cert, ok := vars["PORTAL_TLS_CERT"]; ok && !strings.Contains(body, "podman cp portald:"+cert+" ") {
@@ -866,7 +871,34 @@ func checkServices(t *testing.T, s *snippetRun, w workflow) {
 	}
 }
 
+// actionlint lints a workflow with the actionlint of make lint (mk/release.mk),
+// in a directory outside the checkout.
+func actionlint(t *testing.T, s *snippetRun, workflow string) {
+	t.Helper()
+	pin := regexp.MustCompile(`(?m)^ACTIONLINT := \$\(GO\) run (\S+@\S+)$`).FindSubmatch(mustRead(t, filepath.Join(s.root, "mk", "release.mk")))
+	if pin == nil {
+		t.Fatal("mk/release.mk has no ACTIONLINT := $(GO) run ...@version")
+	}
+	dir := outsideCheckout(t, s.root)
+	file := filepath.Join(".github", "workflows", "readme.yml")
+	if err := os.MkdirAll(filepath.Join(dir, ".github", "workflows"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(workflow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "run", string(pin[1]), "-color=false", file)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("actionlint: %v\n%s", err, out)
+	}
+}
+
+// checkServiceContainerYAML: the jobs, under a name and a trigger of the
+// test's (README.md shows the jobs alone), pass actionlint; the service is
+// the published image.
 func checkServiceContainerYAML(t *testing.T, s *snippetRun, body string) {
+	actionlint(t, s, "name: README\non: push\n"+body)
 	w := parseWorkflow(t, body)
 	checkServices(t, s, w)
 	if len(w.Jobs["test"].Services) != 1 {
@@ -874,9 +906,11 @@ func checkServiceContainerYAML(t *testing.T, s *snippetRun, body string) {
 	}
 }
 
-// checkConformanceWorkflow: every input a step gives the action is one of
-// action.yml's, and the emulator's job runs the published image.
+// checkConformanceWorkflow: the workflow passes actionlint, every input a step
+// gives the action is one of action.yml's, and the emulator's job runs the
+// published image.
 func checkConformanceWorkflow(t *testing.T, s *snippetRun, body string) {
+	actionlint(t, s, body)
 	w := parseWorkflow(t, body)
 	if w.On == nil {
 		t.Error("the workflow has no on:")

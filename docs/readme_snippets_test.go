@@ -649,7 +649,9 @@ func runGoProgram(t *testing.T, s *snippetRun, body string) {
 	bin := buildReadmeProgram(t, s.root, strings.ReplaceAll(body, readmeAddr, s.addr))
 	for run := 1; run <= 2; run++ {
 		s.reset(t)
-		out, err := exec.Command(bin).CombinedOutput()
+		cmd := exec.Command(bin)
+		cmd.Dir = outsideCheckout(t, s.root)
+		out, err := cmd.CombinedOutput()
 		if err != nil || string(out) != readmeGoOutput {
 			t.Errorf("run %d: %v\n%s\nwant\n%s", run, err, out, readmeGoOutput)
 		}
@@ -685,7 +687,7 @@ func tempModule(t *testing.T, root string, files map[string]string) string {
 func goInModule(dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"))
 	return cmd
 }
 

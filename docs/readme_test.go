@@ -58,7 +58,9 @@ func TestReadmeGoExample(t *testing.T) {
 	p := portaltest.New(t)
 	bin := buildReadmeProgram(t, root, strings.ReplaceAll(blocks[0], sampleBase, p.URL))
 	for run := range 2 {
-		out, err := exec.Command(bin).CombinedOutput()
+		cmd := exec.Command(bin)
+		cmd.Dir = outsideCheckout(t, root)
+		out, err := cmd.CombinedOutput()
 		if err != nil || string(out) != readmeGoOutput {
 			t.Errorf("run %d: %v\n%s\nwant\n%s", run+1, err, out, readmeGoOutput)
 		}

@@ -3,6 +3,7 @@ package docs_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -92,19 +93,13 @@ func readmePlans() map[string]snippetPlan {
 		"Use the portal's own clients#2": {first: "import { ArcGISIdentityManager } ",
 			elsewhere: "TestReadmeClientSnippets/JavaScript", targets: []string{"test-readme-clients"}},
 		"From Python#1": {first: "PORTAL_TLS=true make run ", run: runTLSMakeRun},
-		"From Python#2": {first: "podman run -d --name portald ",
-			notRun: "podman publishes the fixed host port 8080 and writes the user's named volume portal-data; " +
-				"make test-image runs the image (HTTP, volumes, /emulator/, PostgreSQL) in a podman store of its own",
-			targets: []string{"test-image"}, check: checkPodmanLines},
+		"From Python#2": {first: "podman run -d --name portald ", run: runPodmanTLS},
 		"From Python#3": {first: "python3 -m venv ~/arcgis-venv ",
 			elsewhere: "TestReadmeClientSnippets/Python (~/arcgis-venv the locked virtual environment of mk/python.mk, whose arcgis version it checks)",
 			targets:   []string{"test-readme-clients"}},
 		"From Python#4": {first: "import os",
 			elsewhere: "TestReadmeClientSnippets/Python", targets: []string{"test-readme-clients"}},
-		"Run in a container#1": {first: "make image",
-			notRun: "podman publishes the fixed host port 8080, writes the user's named volume portal-data and needs a database at db.example; " +
-				"make test-image runs the image in a podman store of its own; the two curl lines run here against portald",
-			targets: []string{"test-image"}, check: checkContainerLines},
+		"Run in a container#1": {first: "make image", run: runContainerLines},
 		"Run in a container#2": {first: "printf '[containers]",
 			elsewhere: "TestReadmeClientSnippets/containers.conf", targets: []string{"test-readme-clients"}},
 		"Run in a container#3": {first: "jobs:",
@@ -228,7 +223,7 @@ func readReadme(t *testing.T) (root string, readme []byte) {
 // readmeMakeTargets are the make targets README.md's blocks name, tried with
 // make -n, which fails on a target that is not there.
 var readmeMakeTargets = []string{"run", "test", "generate-go", "test-ts", "docs", "check-docs", "test-docs", "test-samples-ts",
-	"test-samples-clients", "check-breaking", "changelog-api", "image", "test-image"}
+	"test-samples-clients", "check-breaking", "changelog-api"}
 
 // snippetRun is what the blocks share: the binaries built from the checkout,
 // and the portald of `make run`.
@@ -245,6 +240,7 @@ type snippetRun struct {
 	runDir      string          // its directory
 	tlsAddr     string          // of the `PORTAL_TLS=true make run` portald
 	tlsDir      string          // its directory
+	podmanEnv   []string        // the podman store and configuration of the test's own
 	confOut     string          // what the conformance command printed
 }
 
@@ -287,6 +283,7 @@ func newSnippetRun(t *testing.T, root string, readme []byte) *snippetRun {
 	s.startLine = startPortald(t, s.bin, s.runDir, "PORTAL_ADDR=127.0.0.1:0")
 	s.addr = apiHost(t, s.startLine)
 	s.startTLS(t)
+	s.newPodman(t)
 	return s
 }
 
@@ -297,6 +294,13 @@ func startPortald(t *testing.T, bin, dir string, env ...string) string {
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), env...)
+	return startCommand(t, cmd)
+}
+
+// startCommand starts cmd, which runs portald, kills it when the test ends,
+// and returns portald's start-up line.
+func startCommand(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -318,7 +322,7 @@ func startPortald(t *testing.T, bin, dir string, env ...string) string {
 			return sc.Text()
 		}
 	}
-	t.Fatalf("portald did not print its start-up line\n%s", stderr.String())
+	t.Fatalf("%s did not print portald's start-up line\n%s", strings.Join(cmd.Args, " "), stderr.String())
 	return ""
 }
 
@@ -746,52 +750,127 @@ func runTLSMakeRun(t *testing.T, s *snippetRun, body string) {
 	}
 }
 
+// newPodman makes a podman store and configuration of the test's own, removed
+// when the test ends, and builds the image into it with make image, as
+// README.md does: its podman commands then run as written, their names
+// (portald, portal-data) taking nothing of the machine's. Its containers get
+// slirp4netns's network, as make test-image's do.
+func (s *snippetRun) newPodman(t *testing.T) {
+	t.Helper()
+	dir := outsideCheckout(t, s.root)
+	conf, storage := filepath.Join(dir, "containers.conf"), filepath.Join(dir, "storage.conf")
+	// default_ulimits: README.md's containers.conf, for hosts that do not let
+	// a container raise its limits.
+	for file, text := range map[string]string{
+		conf: fmt.Sprintf("[containers]\ndefault_ulimits = []\nnetns = \"slirp4netns\"\n[engine]\nruntime = \"runc\"\n"+
+			"cgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\ntmp_dir = %q\nvolume_path = %q\n[network]\nnetwork_config_dir = %q\n",
+			filepath.Join(dir, "tmp"), filepath.Join(dir, "volumes"), filepath.Join(dir, "networks")),
+		storage: fmt.Sprintf("[storage]\ndriver = \"overlay\"\ngraphroot = %q\nrunroot = %q\n", filepath.Join(dir, "graph"), filepath.Join(dir, "run")),
+	} {
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.podmanEnv = []string{"CONTAINERS_CONF=" + conf, "CONTAINERS_STORAGE_CONF=" + storage}
+	t.Cleanup(func() {
+		// Every container, mount and volume, before the directory goes.
+		cmd := exec.Command("podman", "system", "reset", "--force")
+		cmd.Env = append(cleanEnv(), s.podmanEnv...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("podman system reset: %v\n%s", err, out)
+		}
+	})
+	mk := exec.Command("make", "--no-print-directory", "-C", s.root, "image")
+	mk.Env = append(cleanEnv(), s.podmanEnv...)
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make image: %v\n%s", err, out)
+	}
+}
+
+// podmanBlock runs a block's podman commands on the test's store: every
+// container and volume is removed when the block ends, as a new reader's
+// machine has none. After a `podman run -d --name NAME`, the next command
+// waits for NAME's start-up line, as a reader sees it before going on.
+func (s *snippetRun) podmanBlock(t *testing.T, body string) (dir, port string, env []string) {
+	t.Helper()
+	env = append([]string{"HOME=" + outsideCheckout(t, s.root)}, s.podmanEnv...)
+	t.Cleanup(func() {
+		cmd := exec.Command("sh", "-c", "podman rm --all --force --time 0 && podman volume rm --all --force")
+		cmd.Env = append(cleanEnv(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%v\n%s", err, out)
+		}
+	})
+	return outsideCheckout(t, s.root), strconv.Itoa(freePort(t)), env
+}
+
+var podmanRunDetached = regexp.MustCompile(`(?m)^podman run -d --name (\S+) (?:[^\n]*\\\n)*[^\n]*\n`)
+
+// waitForContainers adds, after each `podman run -d --name NAME` of body, a
+// command that waits (a minute at most) for NAME's start-up line.
+func waitForContainers(body string) string {
+	return podmanRunDetached.ReplaceAllStringFunc(body, func(run string) string {
+		name := podmanRunDetached.FindStringSubmatch(run)[1]
+		return run + fmt.Sprintf(`i=0; until podman logs %[1]s 2>/dev/null | grep -q '^portald listening on '; do i=$((i+1)); `+
+			`if [ $i -gt 600 ]; then podman logs %[1]s >&2; exit 1; fi; sleep 0.1; done`+"\n", name)
+	})
+}
+
 var podmanEnv = regexp.MustCompile(`(?:-e|--env) (PORTAL_\w+)=(\S*)`)
 
-// checkPodmanLines: each variable a podman command sets is portald's, the
-// image is the one make image builds, and podman cp copies the certificate
-// from where PORTAL_TLS_CERT writes it.
-func checkPodmanLines(t *testing.T, s *snippetRun, body string) {
-	vars := map[string]string{}
+// checkPodmanEnv: each variable a podman command sets is portald's.
+func checkPodmanEnv(t *testing.T, s *snippetRun, body string) {
+	t.Helper()
 	for _, m := range podmanEnv.FindAllStringSubmatch(body, -1) {
-		vars[m[1]] = m[2]
 		if !strings.Contains(s.help, "(env "+m[1]+")") {
 			t.Errorf("podman sets %s, which portald -h does not name", m[1])
 		}
 	}
-	image := regexp.MustCompile(`(?m)^IMAGE \?= (\S+)$`).FindSubmatch(mustRead(t, filepath.Join(s.root, "mk", "image.mk")))
-	if image == nil {
-		t.Fatal("mk/image.mk sets no IMAGE ?= default")
-	}
-	runs := regexp.MustCompile(`(?m)^podman run (?:[^\n]*\\\n)*[^\n]*$`).FindAllString(body, -1)
-	if len(runs) == 0 {
-		t.Fatal("no podman run command")
-	}
-	for _, run := range runs {
-		if !regexp.MustCompile(`\s` + regexp.QuoteMeta(string(image[1])) + `(\s|$)`).MatchString(run) {
-			t.Errorf("%s\nruns no %s, the image make image builds", run, image[1])
-		}
-	}
-	if cert, ok := vars["PORTAL_TLS_CERT"]; ok && !strings.Contains(body, "podman cp portald:"+cert+" ") {
-		t.Errorf("podman cp does not copy %s, where PORTAL_TLS_CERT has the certificate written", cert)
-	}
 }
 
-// checkContainerLines: checkPodmanLines, and the curl lines, which reach
-// portald as they would the container, run against `make run` after a reset.
-func checkContainerLines(t *testing.T, s *snippetRun, body string) {
-	checkPodmanLines(t, s, body)
-	var curls []string
-	for _, line := range strings.Split(body, "\n") {
-		if strings.HasPrefix(line, "curl ") {
-			curls = append(curls, line)
-		}
+// runPodmanTLS: the image serving HTTPS with its pair in the volume, the
+// certificate copied out to ~ (HOME a directory of the test's), which curl
+// then trusts.
+func runPodmanTLS(t *testing.T, s *snippetRun, body string) {
+	checkPodmanEnv(t, s, body)
+	dir, port, env := s.podmanBlock(t, body)
+	addr := "127.0.0.1:" + port
+	session(t, dir, addr, env, waitForContainers(body)+`curl -s --cacert ~/portal-cert.pem https://127.0.0.1:8080/health
+# {"status":"ok"}
+`)
+}
+
+// runContainerLines: the image, made by make image when the test's store
+// was, run on a volume, answering the curl lines; then, the first container
+// removed, with the version and deployment its variables give, in the
+// foreground until stopped. The
+// last command needs the database at db.example: only its variables are
+// checked (make test-image runs the image on PostgreSQL).
+func runContainerLines(t *testing.T, s *snippetRun, body string) {
+	checkPodmanEnv(t, s, body)
+	steps := sessionSteps(body)
+	if len(steps) != 7 || steps[0].cmd != "make image\n" || !strings.HasPrefix(steps[4].cmd, "podman rm -f portald") ||
+		!strings.HasPrefix(steps[5].cmd, "podman run --rm ") || !strings.Contains(steps[6].cmd, "PORTAL_DB=") {
+		t.Fatalf("the block is no longer make image, podman run -d, two curls, podman rm, podman run --rm, one more on PostgreSQL:\n%s", body)
 	}
-	if len(curls) != 2 {
-		t.Fatalf("%d curl lines, want the health check and the reset", len(curls))
+	vars := map[string]string{}
+	for _, m := range podmanEnv.FindAllStringSubmatch(steps[5].cmd, -1) {
+		vars[m[1]] = m[2]
 	}
-	s.reset(t)
-	session(t, outsideCheckout(t, s.root), s.addr, nil, strings.Join(curls, "\n"))
+	portal := fmt.Sprintf(" portal %s %s, ", cmp.Or(vars["PORTAL_VERSION"], "11.5"), cmp.Or(vars["PORTAL_DEPLOYMENT"], "enterprise"))
+	dir, port, env := s.podmanBlock(t, body)
+	addr := "127.0.0.1:" + port
+	var first strings.Builder
+	for _, st := range steps[1:5] {
+		first.WriteString(st.cmd)
+	}
+	session(t, dir, addr, env, waitForContainers(first.String()))
+
+	cmd := exec.Command("sh", "-c", "exec "+strings.ReplaceAll(steps[5].cmd, readmeAddr, addr))
+	cmd.Dir, cmd.Env = dir, append(cleanEnv(), env...)
+	if line := startCommand(t, cmd); !strings.Contains(line, portal) {
+		t.Errorf("the start-up line %q does not say%s", line, strings.TrimSuffix(portal, ","))
+	}
 }
 
 func mustRead(t *testing.T, file string) []byte {

@@ -17,7 +17,7 @@ test-readme-clients: $(PY_STAMP) node-modules-ts
 	PORTAL_TEST_README_CLIENTS=1 GO=$(GO) mk/go-test-ran.sh ./docs/ TestReadmeClientSnippets
 
 ## test-readme-snippets: every other block of README.md run from outside the checkout (the pip and npm packages' examples with the host's wheel and tarballs), or listed with why it cannot run here
-test-readme-snippets: $(PY_STAMP) wheel-host npm-pack-host
+test-readme-snippets: $(PY_STAMP) wheel-host npm-pack-host tools-podman
 	PORTAL_TEST_README_SNIPPETS=1 GO=$(GO) $(WITH_POSTGRES) mk/go-test-ran.sh ./docs/ TestReadmeSnippets
 
 ## test-samples-clients: run every Python (requests) and JavaScript (ArcGIS REST JS) request sample against the reference server

@@ -174,8 +174,8 @@ func checkPlans(t *testing.T, blocks []readmeBlock, plans map[string]snippetPlan
 // outside the checkout, against a portald built from it: `make run` is that
 // binary started with the same environment in a directory of its own. Run by
 // make test-readme-snippets (PORTAL_TEST_README_SNIPPETS=1), which builds the
-// wheel and npm tarballs the package snippets install and sets
-// PORTAL_TEST_POSTGRES.
+// wheel and npm tarballs the package snippets install, makes sure of podman
+// and sets PORTAL_TEST_POSTGRES.
 func TestReadmeSnippets(t *testing.T) {
 	if os.Getenv("PORTAL_TEST_README_SNIPPETS") != "1" {
 		t.Skip("set PORTAL_TEST_README_SNIPPETS=1 to run README.md's snippets (make test-readme-snippets)")
@@ -221,8 +221,9 @@ func readReadme(t *testing.T) (root string, readme []byte) {
 }
 
 // readmeMakeTargets are the make targets README.md's blocks name, tried with
-// make -n, which fails on a target that is not there.
-var readmeMakeTargets = []string{"run", "test", "generate-go", "test-ts", "docs", "check-docs", "test-docs", "test-samples-ts",
+// make -n, which fails on a target that is not there; not test, whose
+// recursive make would run even so (make test is what runs this test).
+var readmeMakeTargets = []string{"run", "generate-go", "test-ts", "docs", "check-docs", "test-docs", "test-samples-ts",
 	"test-samples-clients", "check-breaking", "changelog-api"}
 
 // snippetRun is what the blocks share: the binaries built from the checkout,

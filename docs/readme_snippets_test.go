@@ -19,7 +19,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -1151,12 +1150,11 @@ func runReplicas(t *testing.T, s *snippetRun, body string) {
 	if err := os.Symlink(s.bin, filepath.Join(dir, "portald")); err != nil {
 		t.Fatal(err)
 	}
-	// The shell waits for the replicas it started, in a process group of its
-	// own, killed whole at the end.
+	// The shell waits for the replicas it started; at the end they are killed
+	// by their ids, then it.
 	cmd := exec.Command("sh", "-e", "-c", script+"wait\n")
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(), pgEnv...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -1165,8 +1163,19 @@ func runReplicas(t *testing.T, s *snippetRun, body string) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
+		for _, pid := range descendants(t, cmd.Process.Pid) {
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
+		}
+		// The shell reaps them and ends; killed first, it would leave them to
+		// an init that may not.
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
 	}()
 	deadline := time.Now().Add(time.Minute)
 	for _, port := range ports {
@@ -1206,6 +1215,43 @@ func runReplicas(t *testing.T, s *snippetRun, body string) {
 	if !strings.Contains(string(item), `"ownerFolder":"6c5b4a39281746e5b0a9f8e7d6c5b4a3"`) {
 		t.Errorf("Roads moved on one replica, read on another: %s", item)
 	}
+}
+
+// descendants returns the ids of the processes below pid, read from /proc.
+func descendants(t *testing.T, pid int) []int {
+	t.Helper()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	parent := map[int]int{}
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // gone since
+		}
+		// pid (comm) state ppid ...; comm may hold anything, up to the last ")".
+		i := bytes.LastIndexByte(b, ')')
+		fields := strings.Fields(string(b[i+1:]))
+		id, _ := strconv.Atoi(strings.Fields(string(b))[0])
+		if i < 0 || len(fields) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		parent[id] = ppid
+	}
+	var out []int
+	below := map[int]bool{pid: true}
+	for changed := true; changed; {
+		changed = false
+		for id, ppid := range parent {
+			if below[ppid] && !below[id] {
+				below[id], changed = true, true
+				out = append(out, id)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Errorf("no process below the shell %d in /proc", pid)
+	}
+	return out
 }
 
 func freePort(t *testing.T) int {

@@ -791,7 +791,7 @@ func (s *snippetRun) newPodman(t *testing.T) {
 // container and volume is removed when the block ends, as a new reader's
 // machine has none. After a `podman run -d --name NAME`, the next command
 // waits for NAME's start-up line, as a reader sees it before going on.
-func (s *snippetRun) podmanBlock(t *testing.T, body string) (dir, port string, env []string) {
+func (s *snippetRun) podmanBlock(t *testing.T) (dir, port string, env []string) {
 	t.Helper()
 	env = append([]string{"HOME=" + outsideCheckout(t, s.root)}, s.podmanEnv...)
 	t.Cleanup(func() {
@@ -833,7 +833,7 @@ func checkPodmanEnv(t *testing.T, s *snippetRun, body string) {
 // then trusts.
 func runPodmanTLS(t *testing.T, s *snippetRun, body string) {
 	checkPodmanEnv(t, s, body)
-	dir, port, env := s.podmanBlock(t, body)
+	dir, port, env := s.podmanBlock(t)
 	addr := "127.0.0.1:" + port
 	session(t, dir, addr, env, waitForContainers(body)+`curl -s --cacert ~/portal-cert.pem https://127.0.0.1:8080/health
 # {"status":"ok"}
@@ -858,7 +858,7 @@ func runContainerLines(t *testing.T, s *snippetRun, body string) {
 		vars[m[1]] = m[2]
 	}
 	portal := fmt.Sprintf(" portal %s %s, ", cmp.Or(vars["PORTAL_VERSION"], "11.5"), cmp.Or(vars["PORTAL_DEPLOYMENT"], "enterprise"))
-	dir, port, env := s.podmanBlock(t, body)
+	dir, port, env := s.podmanBlock(t)
 	addr := "127.0.0.1:" + port
 	var first strings.Builder
 	for _, st := range steps[1:5] {
@@ -934,8 +934,8 @@ func parseWorkflow(t *testing.T, body string) workflow {
 	return w
 }
 
-// checkServiceImage: each service's image is a published one, on port 8080,
-// and its PORTAL_* variables are portald's.
+// checkServices: each service's image is a published one, on port 8080, and
+// its PORTAL_* variables are portald's.
 func checkServices(t *testing.T, s *snippetRun, w workflow) {
 	for name, job := range w.Jobs {
 		for svc, c := range job.Services {
@@ -1229,9 +1229,12 @@ func descendants(t *testing.T, pid int) []int {
 		}
 		// pid (comm) state ppid ...; comm may hold anything, up to the last ")".
 		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
 		fields := strings.Fields(string(b[i+1:]))
-		id, _ := strconv.Atoi(strings.Fields(string(b))[0])
-		if i < 0 || len(fields) < 2 {
+		id, err := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		if err != nil || len(fields) < 2 {
 			continue
 		}
 		ppid, _ := strconv.Atoi(fields[1])

@@ -13,9 +13,6 @@ type Principal struct {
 	// token is the one Authenticate resolved: the writes the principal
 	// makes confirm it in their transaction (Service.update).
 	token string
-	// removals is the store's TokenRemovals count read before the token
-	// was resolved; 0 when the store does not count them.
-	removals uint64
 }
 
 // Anonymous reports whether no token was given.

@@ -32,10 +32,6 @@ type Service struct {
 	watch TokenWatch
 	// defaultOrg is the organization an anonymous portals/self answers.
 	defaultOrg string
-	// removals, when the store counts token removals (TokenRemovals), lets
-	// a write skip confirming a token when none was removed since it was
-	// resolved; nil otherwise.
-	removals TokenRemovals
 }
 
 // Option configures a Service.
@@ -58,16 +54,8 @@ func NewService(store Store, gates Gates, opts ...Option) *Service {
 		s.watch = w
 		w.WatchTokens(s.tokens.clear)
 	}
-	if r, ok := store.(TokenRemovals); ok {
-		if _, counts := r.TokenRemovals(); counts {
-			s.removals = r
-		}
-	}
 	return s
 }
-
-// Store returns the service's store.
-func (s *Service) Store() Store { return s.store }
 
 // Gates returns the emulated deployment and version.
 func (s *Service) Gates() Gates { return s.gates }
@@ -147,9 +135,6 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 		return c.principal, nil
 	}
 	gen := s.tokens.generation()
-	// Read before the token: a removal after this read changes the count,
-	// and the principal's writes then confirm the token.
-	removals := s.tokenRemovals()
 	var p Principal
 	var expires time.Time
 	err := s.store.View(ctx, func(tx Tx) error {
@@ -161,7 +146,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Principal, er
 			return clone(ErrInvalidToken)
 		}
 		p, expires = found, t.Expires
-		p.token, p.removals = token, removals
+		p.token = token
 		switch p.User.Role {
 		case RoleAdmin, RolePublisher, RoleUser:
 			p.Privileges = nil // a custom role cannot take a built-in's name
@@ -205,12 +190,11 @@ func (s *Service) appPrincipal(ctx context.Context, token string) (Principal, ti
 // may have been removed by a reset since (Authenticate read it before, or
 // took it from the cache): the transaction confirms it first, so the write
 // either commits before the reset, or finds the token gone and answers 498
-// as if it had come after. Writes without a token (anonymous) have nothing to
-// confirm, nor do those of a store that counts removals when it has counted
-// none since p was resolved.
+// as if it had come after. Writes without a token (anonymous, an
+// application's) have nothing to confirm.
 func (s *Service) update(ctx context.Context, p Principal, fn func(tx Tx) error) error {
 	err := s.store.Update(ctx, func(tx Tx) error {
-		if p.token != "" && (p.removals == 0 || p.removals != s.tokenRemovals()) {
+		if p.token != "" {
 			if err := tx.ConfirmToken(ctx, p.token); err != nil {
 				return err
 			}
@@ -221,15 +205,6 @@ func (s *Service) update(ctx context.Context, p Principal, fn func(tx Tx) error)
 		return clone(ErrInvalidToken)
 	}
 	return err
-}
-
-// tokenRemovals is the store's count of token removals; 0 when it keeps none.
-func (s *Service) tokenRemovals() uint64 {
-	if s.removals == nil {
-		return 0
-	}
-	n, _ := s.removals.TokenRemovals()
-	return n
 }
 
 // ForgetTokens empties the token cache: the store was reset.

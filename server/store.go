@@ -131,22 +131,6 @@ type TokenWatch interface {
 	TokensWatched() bool
 }
 
-// TokenRemovals is implemented by a Store that can say, inside a write,
-// whether any token was removed since a moment before it: a store of one
-// process whose writes run one at a time (SQLite). A write whose principal
-// was resolved since then needs no Tx.ConfirmToken, which on SQLite is a
-// read of its own.
-type TokenRemovals interface {
-	// TokenRemovals counts the store's removals of tokens (a Reset, a
-	// snapshot restored, an organization removed: every one that removed,
-	// or may have removed, tokens) since the store was opened, starting at
-	// 1; ok is false when the store cannot count them (PostgreSQL: other
-	// processes remove tokens too). Read inside an Update's fn, the count
-	// includes every removal committed before that transaction or made
-	// earlier in it.
-	TokenRemovals() (n uint64, ok bool)
-}
-
 // Tx is the view of the store inside one transaction. Lookups return
 // ErrNotFound (possibly wrapped) when nothing matches. Put methods insert or
 // replace by primary key. Lists are ordered as documented.

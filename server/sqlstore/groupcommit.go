@@ -228,10 +228,6 @@ type committer struct {
 	g group
 
 	knobs *knobs // nil outside tests
-
-	// removals is the store's count of token removals, which the group's
-	// tx keeps.
-	removals *atomic.Uint64
 }
 
 type group struct {
@@ -242,8 +238,8 @@ type group struct {
 	t *tx
 }
 
-func newCommitter(db *sql.DB, stmts *stmtCache, removals *atomic.Uint64) *committer {
-	c := &committer{db: db, stmts: stmts, q: newJobQueue(), done: make(chan struct{}), removals: removals}
+func newCommitter(db *sql.DB, stmts *stmtCache) *committer {
+	c := &committer{db: db, stmts: stmts, q: newJobQueue(), done: make(chan struct{})}
 	go c.loop()
 	return c
 }
@@ -358,8 +354,7 @@ func (c *committer) begin() error {
 		release(conn, true)
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
-	c.g = group{conn: conn, tx: t, t: &tx{tx: t, d: sqlite, stmts: c.stmts, bound: map[*sql.Stmt]*sql.Stmt{},
-		removals: c.removals}}
+	c.g = group{conn: conn, tx: t, t: &tx{tx: t, d: sqlite, stmts: c.stmts, bound: map[*sql.Stmt]*sql.Stmt{}}}
 	return nil
 }
 

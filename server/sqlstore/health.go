@@ -83,36 +83,6 @@ func (f *fileIdentity) committed(storeErr error) {
 	f.failure = storeErr
 }
 
-// update runs a write on SQLite and vouches for it: a write whose file is no
-// longer the store's is reported failed although SQLite committed it, for
-// nothing will read it again; a commit that failed marks the store failing
-// until one succeeds.
-func (s *Store) update(ctx context.Context, fn func(t *tx) error) error {
-	var fnErr error
-	var verify verifier // a nil interface, not a nil *fileIdentity
-	if s.file != nil {
-		// Checked once per group after its COMMIT, not once per Update.
-		verify = s.file
-	}
-	err, gone := s.gc.do(ctx, func(t *tx) error { fnErr = fn(t); return fnErr }, verify)
-	if s.file == nil {
-		return err
-	}
-	if err == nil && s.commitFault != nil {
-		err = s.commitFault()
-	}
-	if err != nil && (fnErr == nil || !errors.Is(err, fnErr)) && ctx.Err() == nil {
-		// Not fn's own answer, nor the caller giving up: the commit failed.
-		s.file.committed(err)
-		return fmt.Errorf("%w: %w", ErrUnhealthy, err)
-	}
-	if err == nil {
-		s.file.committed(nil)
-		return gone
-	}
-	return err
-}
-
 // Ping implements server.Store: the database answers and, on a SQLite file,
 // the file is still the one opened and commits succeed. A store whose last
 // commit failed probes with a write of its own (one that changes nothing but

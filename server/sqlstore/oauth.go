@@ -28,10 +28,7 @@ func (t *tx) Roles(ctx context.Context, orgID string) ([]server.CustomRole, erro
 	return out, rows.Err()
 }
 
-// DeleteToken implements server.Tx; the removal counts for
-// Store.TokenRemovals.
 func (t *tx) DeleteToken(ctx context.Context, token string) error {
-	t.removedTokens()
 	res, err := t.exec(ctx, "DELETE FROM tokens WHERE token = ?", token)
 	return deleted(res, err, "token")
 }

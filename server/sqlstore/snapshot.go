@@ -17,7 +17,7 @@ type Snapshot struct {
 // SaveSnapshot copies every row of the store under name, replacing a
 // snapshot of that name, in one transaction.
 func (s *Store) SaveSnapshot(ctx context.Context, name string, at time.Time) error {
-	return s.run(ctx, false, 0, func(t *tx) error {
+	return s.run(ctx, false, func(t *tx) error {
 		if err := t.dropSnapshot(ctx, name); err != nil {
 			return err
 		}
@@ -49,7 +49,6 @@ func (s *Store) RestoreSnapshot(ctx context.Context, name string) error {
 		if n == 0 {
 			return errNotFound("snapshot", []string{name})
 		}
-		t.removedTokens()
 		for _, tb := range dataTables {
 			if _, err := t.exec(ctx, "DELETE FROM "+tb.name); err != nil {
 				return fmt.Errorf("sqlstore: restore %s: %w", tb.name, err)
@@ -65,13 +64,13 @@ func (s *Store) RestoreSnapshot(ctx context.Context, name string) error {
 		// before the restore answers.
 		return s.resetPostgres(ctx, restore)
 	}
-	return s.run(ctx, false, 0, restore)
+	return s.run(ctx, false, restore)
 }
 
 // Snapshots lists the snapshots by name.
 func (s *Store) Snapshots(ctx context.Context) ([]Snapshot, error) {
 	var out []Snapshot
-	err := s.run(ctx, true, 0, func(t *tx) error {
+	err := s.run(ctx, true, func(t *tx) error {
 		out = out[:0]
 		rows, err := t.query(ctx, "SELECT name, created_ms FROM snapshots ORDER BY name COLLATE BINARY")
 		if err != nil {
@@ -95,7 +94,7 @@ func (s *Store) Snapshots(ctx context.Context) ([]Snapshot, error) {
 // DeleteSnapshot removes the snapshot name; server.ErrNotFound when there
 // is none.
 func (s *Store) DeleteSnapshot(ctx context.Context, name string) error {
-	return s.run(ctx, false, 0, func(t *tx) error {
+	return s.run(ctx, false, func(t *tx) error {
 		res, err := t.exec(ctx, "DELETE FROM snapshots WHERE name = ?", name)
 		if err := deleted(res, err, "snapshot", name); err != nil {
 			return err
@@ -132,7 +131,6 @@ func (t *tx) FolderOwner(ctx context.Context, id string) (string, error) {
 // members, their tokens, codes, group memberships, folders and items. server.ErrNotFound when there is no such organization.
 func (t *tx) DeleteOrganization(ctx context.Context, id string) error {
 	members := "(SELECT username FROM users WHERE org_id = ?)"
-	t.removedTokens()
 	for _, q := range []string{
 		"DELETE FROM group_members WHERE group_id IN (SELECT id FROM portal_groups WHERE org_id = ?)",
 		"DELETE FROM group_members WHERE username IN " + members,

@@ -13,21 +13,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
-	sqlite3 "modernc.org/sqlite" // also registers the "sqlite" driver
-	sqlite3lib "modernc.org/sqlite/lib"
 
 	"github.com/orgportal/portal-api/server"
 )
@@ -49,18 +43,9 @@ type Store struct {
 	// order and leaves busy_timeout for other processes sharing the file.
 	// nil on PostgreSQL.
 	gc *committer
-	// multiStatement holds the sites (see run) of the read-only functions
-	// that ran more than one statement: they start in a transaction.
-	multiStatement sync.Map
-	// reads merges the identical one-statement reads that wait for a
-	// round trip (PostgreSQL).
-	reads coalescer
 	// file is the SQLite file as opened, to notice it deleted or replaced
 	// and commits failing; nil for PostgreSQL and ":memory:".
 	file *fileIdentity
-	// removals counts the removals of tokens (TokenRemovals),
-	// from 1; SQLite only.
-	removals atomic.Uint64
 	// commitFault, set by tests, stands for a commit the disk refused.
 	commitFault func() error
 	// dsn, watch, stopWatch and watchDone serve WatchTokens (PostgreSQL).
@@ -91,14 +76,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// prepared statements: a server runs best with a few backends per
 		// core.
 		cfg.MaxConns = int32(PGConns())
-		// What a write sent as one pipeline without BEGIN runs at
-		// (pgTx.commitAlone), whatever the server's default.
-		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: open postgres: %w", err)
 		}
-		// Requests run on pgx itself (runPG, poolRunner), without
+		// Requests run on pgx itself (runPG), without
 		// database/sql's conversions; the rest shares the pool through it.
 		s = &Store{db: stdlib.OpenDBFromPool(pool), pool: pool, d: postgres, dsn: dsn}
 	case dsn == ":memory:":
@@ -150,85 +132,23 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	if s.d == sqlite {
-		s.removals.Store(1)
-		s.gc = newCommitter(s.db, s.stmts, &s.removals)
+		s.gc = newCommitter(s.db, s.stmts)
 	}
 	return s, nil
 }
-
-// TokenRemovals implements server.TokenRemovals on SQLite, where one
-// process writes, one write at a time, through the committer: every method
-// that removes tokens counts its removal (tx.removedTokens) before making it,
-// so the count read in a later write includes it, committed or not (a
-// removal rolled back counts all the same, which costs a confirmation, no
-// more). Tokens go no other way: the schema has no cascades. PostgreSQL's
-// tokens are removed by other processes too: it does not count.
-func (s *Store) TokenRemovals() (uint64, bool) {
-	if s.d != sqlite {
-		return 0, false
-	}
-	return s.removals.Load(), true
-}
-
-var _ server.TokenRemovals = (*Store)(nil)
 
 // PGConns sizes the pool of PostgreSQL connections for the machine: a few per
 // core keep the server busy while some wait on the network or a row lock.
 func PGConns() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
 
-// sqliteIdleConns is how many connections to a SQLite file stay open between
-// requests: more than the concurrent requests of a busy server usually hold.
-const sqliteIdleConns = 32
-
-// firstConnection connects to a SQLite file, retrying while another process
-// or Store opening the same new file holds the lock needed to switch it to
-// WAL: SQLite reports that conflict as SQLITE_BUSY without calling the busy
-// handler. Once the file is in WAL mode, connections no longer need it.
-func firstConnection(ctx context.Context, db *sql.DB) error {
-	for attempt := 1; ; attempt++ {
-		err := db.PingContext(ctx)
-		var se *sqlite3.Error
-		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3lib.SQLITE_BUSY || attempt == maxAttempts {
-			if err != nil {
-				return fmt.Errorf("sqlstore: connect: %w", err)
-			}
-			return nil
-		}
-		d := time.Duration(attempt) * 5 * time.Millisecond
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("sqlstore: connect: %w (after: %w)", ctx.Err(), err)
-		case <-time.After(d/2 + rand.N(d)):
-		}
-	}
-}
-
-// sqlitePragmas configures every SQLite connection:
-//   - busy_timeout comes first so the other pragmas wait for a lock held by
-//     another process instead of failing;
-//   - WAL lets readers (View) run beside the one writer;
-//   - synchronous(FULL) syncs the WAL at every commit, so a committed Update
-//     survives a process kill and a power loss alike (NORMAL would survive
-//     only the former); the Updates committed together by the committer
-//     share one fsync;
-//   - _txlock=immediate makes every read-write transaction BEGIN IMMEDIATE:
-//     it takes the write lock up front, so transactions never upgrade a read
-//     lock midway and never deadlock, which makes Update serializable
-//     without retries. Read-only transactions stay deferred.
-const sqlitePragmas = "_pragma=busy_timeout(10000)" +
-	"&_pragma=journal_mode(WAL)" +
-	"&_pragma=foreign_keys(1)" +
-	"&_pragma=synchronous(FULL)" +
-	"&_txlock=immediate"
-
 // Update implements server.Store.
 func (s *Store) Update(ctx context.Context, fn func(tx server.Tx) error) error {
-	return s.run(ctx, false, 0, func(t *tx) error { return fn(t) })
+	return s.run(ctx, false, func(t *tx) error { return fn(t) })
 }
 
 // View implements server.Store.
 func (s *Store) View(ctx context.Context, fn func(tx server.Tx) error) error {
-	return s.run(ctx, true, reflect.ValueOf(fn).Pointer(), func(t *tx) error { return fn(t) })
+	return s.run(ctx, true, func(t *tx) error { return fn(t) })
 }
 
 // Close implements server.Store. Updates still waiting get an error; the
@@ -299,7 +219,6 @@ func (s *Store) Reset(ctx context.Context, seed func(tx server.Tx) error) error 
 				return fmt.Errorf("sqlstore: reset: %w", err)
 			}
 		}
-		t.removedTokens()
 		for _, tb := range dataTables {
 			if _, err := t.exec(ctx, "DELETE FROM "+tb.name); err != nil {
 				return fmt.Errorf("sqlstore: reset %s: %w", tb.name, err)
@@ -316,7 +235,7 @@ func (s *Store) Reset(ctx context.Context, seed func(tx server.Tx) error) error 
 	if s.d == postgres {
 		return s.resetPostgres(ctx, del)
 	}
-	return s.run(ctx, false, 0, del)
+	return s.run(ctx, false, del)
 }
 
 // Dump implements server.Store. It writes one line per row, table by table
@@ -326,7 +245,7 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) error {
 	// Buffer the whole dump so that a retried transaction cannot write a
 	// partial dump twice.
 	var b strings.Builder
-	err := s.run(ctx, true, 0, func(t *tx) error {
+	err := s.run(ctx, true, func(t *tx) error {
 		b.Reset()
 		for _, tb := range dataTables {
 			if err := t.dumpTable(ctx, &b, tb.name, tb.columns, tb.key); err != nil {
@@ -342,55 +261,25 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) error {
 	return err
 }
 
-// maxAttempts bounds how often firstConnection tries a SQLite file that
-// another connection is switching to WAL.
-const maxAttempts = 32
-
-// pgMaxAttempts bounds the attempts of one PostgreSQL transaction. Under READ
-// COMMITTED with row locks, conflicts are rare (a deadlock, a unique key taken
-// by a concurrent insert, a connection killed), so few attempts suffice.
-const pgMaxAttempts = 10
-
-// run runs fn in one transaction, read-only or read-write, committing when fn
-// returns nil and retrying the whole of fn when the attempt failed without
-// effect and running it again may succeed (see retryable). On SQLite,
-// read-write transactions go to the committer and never conflict.
-//
-// site identifies the code of fn (the function, not the closure's values;
-// 0 for none): on PostgreSQL a read-only fn first runs without BEGIN, its one
-// statement alone; a fn found to need more is run again in a transaction, and
-// its site remembered so that it starts in one from then on.
-func (s *Store) run(ctx context.Context, readOnly bool, site uintptr, fn func(t *tx) error) error {
+// run runs fn in one transaction, read-only or read-write, committed when
+// fn returns nil: on SQLite a write joins the committer's next group
+// (update) and a read runs in a transaction of its own (view); on
+// PostgreSQL each runs in a transaction of its own (retryPG).
+func (s *Store) run(ctx context.Context, readOnly bool, fn func(t *tx) error) error {
 	if !readOnly {
 		if err := server.EnterUpdate(ctx); err != nil {
 			return err
 		}
 		defer server.LeaveUpdate(ctx)
-		if s.gc != nil {
-			return s.update(ctx, fn)
-		}
 	}
-	for attempt := 1; ; attempt++ {
-		err := s.runOnce(ctx, readOnly, site, fn)
-		if err == nil || !s.d.retryable(err, readOnly) || attempt == pgMaxAttempts {
-			return err
-		}
-		// Jitter spreads the retries of transactions that collided so they
-		// do not collide again; the cap keeps the wait small.
-		d := min(time.Millisecond<<min(attempt, 5), 20*time.Millisecond)
-		timer := time.NewTimer(d/2 + rand.N(d))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return fmt.Errorf("%w (retrying after: %w)", ctx.Err(), err)
-		case <-timer.C:
-		}
+	switch {
+	case s.d == postgres:
+		return s.retryPG(ctx, readOnly, fn)
+	case readOnly:
+		return s.view(ctx, fn)
 	}
+	return s.update(ctx, fn)
 }
-
-// errNeedsTx stops a read-only fn running without a transaction at its
-// second statement, which must see the same snapshot as the first.
-var errNeedsTx = errors.New("sqlstore: more than one statement outside a transaction")
 
 // errCommit marks a failed COMMIT. Whether the transaction committed is
 // unknown, unless the COMMIT never left or the server answered it with an
@@ -399,58 +288,6 @@ type errCommit struct{ err error }
 
 func (e *errCommit) Error() string { return "sqlstore: commit: " + e.err.Error() }
 func (e *errCommit) Unwrap() error { return e.err }
-
-func (s *Store) runOnce(ctx context.Context, readOnly bool, site uintptr, fn func(t *tx) error) (err error) {
-	if s.d == postgres {
-		if !readOnly {
-			// Each statement sees what committed before it; the reads that
-			// decide a write lock their rows (tx.lock), which orders the
-			// transactions touching the same rows as their locks do.
-			return s.runPG(ctx, "begin isolation level read committed", false, fn)
-		}
-		if _, many := s.multiStatement.Load(site); !many && site != 0 {
-			t := &tx{pool: s.pool, reads: &s.reads, d: s.d, readOnly: true}
-			// fn may have kept the error its second statement got (a
-			// lookup that may fail), so the count decides.
-			if err := fn(t); t.ran <= 1 {
-				return err
-			}
-			s.multiStatement.Store(site, true)
-		}
-		// One snapshot for all the statements: a read-only transaction that
-		// sees one committed state, and never fails to serialize.
-		return s.runPG(ctx, "begin isolation level repeatable read read only", true, fn)
-	}
-	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
-	if err != nil {
-		return fmt.Errorf("sqlstore: begin: %w", ended(ctx, err))
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			_ = sqlTx.Rollback()
-			panic(p)
-		}
-	}()
-	if err := fn(&tx{tx: sqlTx, d: s.d, readOnly: readOnly, stmts: s.stmts}); err != nil {
-		_ = sqlTx.Rollback()
-		return ended(ctx, err)
-	}
-	if err := sqlTx.Commit(); err != nil {
-		return &errCommit{ended(ctx, err)}
-	}
-	return nil
-}
-
-// ended is err, a failure of a transaction, naming ctx's error too when ctx
-// ended: SQLite reports a statement its context interrupted as "interrupted
-// (9)", and database/sql a transaction it rolled back for its context as
-// sql.ErrTxDone, neither saying why.
-func ended(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		return fmt.Errorf("%w: %w", cerr, err)
-	}
-	return err
-}
 
 // dialect is what differs between the SQL databases.
 type dialect int
@@ -500,9 +337,8 @@ func rebindPG(q string) string {
 // failure or a deadlock (the server rolled the transaction back), a unique key
 // taken by a concurrent insert that a READ COMMITTED check could not see (the
 // next attempt sees it and answers as a serial order would), or a connection
-// lost before COMMIT was sent (a killed backend rolls its transaction back);
-// and a write that wrote nothing for want of rows that a read then finds
-// (errChanged). A COMMIT whose outcome is unknown is never run again. SQLite transactions
+// lost before COMMIT was sent (a killed backend rolls its transaction back).
+// A COMMIT whose outcome is unknown is never run again. SQLite transactions
 // never conflict: BEGIN IMMEDIATE serializes writers before they read
 // anything.
 func (d dialect) retryable(err error, readOnly bool) bool {
@@ -518,9 +354,6 @@ func (d dialect) retryable(err error, readOnly bool) bool {
 		case "23505": // unique_violation
 			return !readOnly
 		}
-	}
-	if errors.Is(err, errChanged) {
-		return true
 	}
 	var ce *errCommit
 	if errors.As(err, &ce) {

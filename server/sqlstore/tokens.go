@@ -171,7 +171,7 @@ func (s *Store) resetPostgres(ctx context.Context, del func(t *tx) error) error 
 	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), "UNLISTEN *") }()
 	var watchers int
 	var payload string
-	err = s.run(ctx, false, 0, func(t *tx) error {
+	err = s.run(ctx, false, func(t *tx) error {
 		if err := del(t); err != nil {
 			return err
 		}

@@ -11,12 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/orgportal/portal-api/server"
 )
@@ -29,12 +24,7 @@ var errReadOnly = errors.New("sqlstore: write in a read-only transaction")
 type tx struct {
 	tx *sql.Tx
 	// pg runs the statements of a PostgreSQL transaction (tx is nil then).
-	pg *pgTx
-	// pool runs the one statement of a read-only tx without a transaction
-	// when tx is nil (PostgreSQL); a second statement fails with errNeedsTx.
-	pool     *pgxpool.Pool
-	reads    *coalescer // with pool
-	ran      int
+	pg       *pgTx
 	d        dialect
 	readOnly bool
 	// lock makes the reads that decide a write lock what they read until
@@ -47,9 +37,6 @@ type tx struct {
 	// another (see stmtContext); nil elsewhere, which binds them anew each
 	// time.
 	bound map[*sql.Stmt]*sql.Stmt
-	// removals, in a SQLite write, counts the removals of tokens
-	// (Store.TokenRemovals, removedTokens); nil elsewhere.
-	removals *atomic.Uint64
 }
 
 // stmtContext is the context a statement of fn runs with, given fn's. In a
@@ -90,22 +77,16 @@ func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
 
 var _ server.Tx = (*tx)(nil)
 
-// runner returns what runs the next statement: the transaction, or the
-// database for the one statement a tx without a transaction may run.
-func (t *tx) runner() (runner, error) {
+// runner returns what runs the statements: the SQLite or the PostgreSQL
+// transaction.
+func (t *tx) runner() runner {
 	if t.tx != nil {
-		return sqlRunner{t.tx}, nil
+		return sqlRunner{t.tx}
 	}
-	if t.pg != nil {
-		return t.pg, nil
-	}
-	if t.ran++; t.ran > 1 {
-		return nil, errNeedsTx
-	}
-	return poolRunner{t.pool, t.reads}, nil
+	return t.pg
 }
 
-// runner runs statements: a transaction, or the database.
+// runner runs statements: a transaction of either dialect.
 type runner interface {
 	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, q string, args ...any) (rows, error)
@@ -148,11 +129,7 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	r, err := t.runner()
-	if err != nil {
-		return nil, err
-	}
-	return r.ExecContext(ctx, t.d.rebind(q), args...)
+	return t.runner().ExecContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (rows, error) {
@@ -163,11 +140,7 @@ func (t *tx) query(ctx context.Context, q string, args ...any) (rows, error) {
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	r, err := t.runner()
-	if err != nil {
-		return nil, err
-	}
-	return r.QueryContext(ctx, t.d.rebind(q), args...)
+	return t.runner().QueryContext(ctx, t.d.rebind(q), args...)
 }
 
 // scanner is one row to scan: a *sql.Row, a pgx row, or the error that kept
@@ -207,20 +180,7 @@ func (t *tx) queryRow(ctx context.Context, q string, args ...any) scanner {
 	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	r, err := t.runner()
-	if err != nil {
-		return errRow{err}
-	}
-	return r.QueryRowContext(ctx, t.d.rebind(q), args...)
-}
-
-// removedTokens counts, on SQLite, a removal of tokens the transaction is
-// about to make (Store.TokenRemovals). Every method that removes tokens
-// calls it first: Reset, RestoreSnapshot, DeleteOrganization, DeleteToken.
-func (t *tx) removedTokens() {
-	if t.removals != nil {
-		t.removals.Add(1)
-	}
+	return t.runner().QueryRowContext(ctx, t.d.rebind(q), args...)
 }
 
 // locking returns clause when the tx locks what it reads, else "".
@@ -432,23 +392,13 @@ func (t *tx) Token(ctx context.Context, token string) (server.Token, error) {
 	return tk, nil
 }
 
-// confirmTokenQuery reads the token an Update depends on (ConfirmToken). On
-// PostgreSQL, reading the tokens table holds it against Reset's exclusive
-// lock until the transaction ends; a statement that waited for that lock
-// reads what the Reset committed.
-const confirmTokenQuery = "SELECT 1 FROM tokens WHERE token = ?"
-
-// ConfirmToken implements server.Tx. In a PostgreSQL transaction not yet
-// begun it costs no round trip: it is sent with BEGIN and the next statement
-// (pgTx.first), or made a condition of settings/update's write
-// (PatchSettings), and the Update reports the removal.
+// ConfirmToken implements server.Tx. On PostgreSQL, reading the tokens table
+// holds it against Reset's exclusive lock until the transaction ends; a
+// statement that waited for that lock reads what the Reset committed. On
+// SQLite, the write lock every write holds does the same.
 func (t *tx) ConfirmToken(ctx context.Context, token string) error {
-	if t.pg != nil && !t.pg.begun {
-		t.pg.confirm = &token
-		return nil
-	}
 	var one int
-	err := t.queryRow(ctx, confirmTokenQuery, token).Scan(&one)
+	err := t.queryRow(ctx, "SELECT 1 FROM tokens WHERE token = ?", token).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return server.ErrTokenRemoved
 	} else if err != nil {
@@ -585,55 +535,10 @@ var patchSettingsQueries = func() (qs [1 << len(settingsColumns)]string) {
 	return qs
 }()
 
-// patchSettingsGuarded is patchSettingsQueries writing only while a token
-// exists too (its argument after the values): on PostgreSQL, the write of a
-// transaction whose first statement it is confirms the token itself.
-var patchSettingsGuarded = func() (qs [len(patchSettingsQueries)]string) {
-	for parts, q := range patchSettingsQueries {
-		qs[parts] = strings.Replace(q, "WHERE EXISTS", "WHERE EXISTS (SELECT 1 FROM tokens WHERE token = ?) AND EXISTS", 1)
-	}
-	return qs
-}()
-
-// unwritten is the failure of a guarded settings write that wrote nothing:
-// its token or its organization was not there. Which one, a read tells
-// (why), once the transaction is over.
-type unwritten struct{ token, org string }
-
-func (u *unwritten) Error() string {
-	return fmt.Sprintf("sqlstore: patch settings of %s: nothing written", u.org)
-}
-
-// whyUnwritten reads what an unwritten write needed.
-const whyUnwritten = "SELECT EXISTS (SELECT 1 FROM tokens WHERE token = $1), EXISTS (SELECT 1 FROM organizations WHERE id = $2)"
-
-// errChanged is an unwritten write's failure when what it needed is there
-// after all: created between the write and the read, which run again.
-var errChanged = errors.New("sqlstore: the store changed under a write")
-
-// why is the failure an unwritten write stands for: the token gone (it is
-// read first, as a token confirmation comes before anything), else the
-// organization gone, else a change that calls for running it again.
-func (u *unwritten) why(ctx context.Context, conn *pgx.Conn) error {
-	var token, org bool
-	if err := conn.QueryRow(ctx, whyUnwritten, u.token, u.org).Scan(&token, &org); err != nil {
-		return fmt.Errorf("sqlstore: patch settings: %w", err)
-	}
-	switch {
-	case !token:
-		return server.ErrTokenRemoved
-	case !org:
-		return errNotFound("organization", []string{u.org})
-	}
-	return errChanged
-}
-
 // PatchSettings writes with one statement that also checks the organization
 // exists; a second one runs only when a part is cleared, to delete a row
 // left with no settings: zero settings are stored as no row, so that equal
-// states dump equal. As the first statement of a PostgreSQL transaction it is
-// sent with what follows it, or as the whole transaction in one round trip,
-// and an unknown organization is reported by the Update.
+// states dump equal.
 func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings, parts server.SettingsParts) error {
 	if parts == 0 {
 		_, err := t.Organization(ctx, orgID)
@@ -655,35 +560,6 @@ func (t *tx) PatchSettings(ctx context.Context, orgID string, s server.Settings,
 	const clearRow = `DELETE FROM settings WHERE org_id = ? AND anonymous_notice IS NULL
 			AND authenticated_notice IS NULL AND banner IS NULL AND portal_config IS NULL`
 	i := parts & (1<<len(settingsColumns) - 1)
-	if t.pg != nil && !t.readOnly && !t.pg.begun {
-		// The first statement: deferred, it confirms the token, if any,
-		// itself. Rows affected tell whether it wrote; only when it did
-		// not does a read tell why (runPG).
-		q := patchSettingsQueries[i]
-		args := []any{orgID, vals[0], vals[1], vals[2], vals[3], orgID}
-		check := func(tag pgconn.CommandTag) error {
-			if tag.RowsAffected() == 0 {
-				return errNotFound("organization", []string{orgID})
-			}
-			return nil
-		}
-		if token := t.pg.confirm; token != nil {
-			t.pg.confirm = nil
-			q = patchSettingsGuarded[i]
-			args = []any{orgID, vals[0], vals[1], vals[2], vals[3], *token, orgID}
-			check = func(tag pgconn.CommandTag) error {
-				if tag.RowsAffected() == 0 {
-					return &unwritten{token: *token, org: orgID}
-				}
-				return nil
-			}
-		}
-		t.pg.deferWrite(pendingWrite{q: postgres.rebind(q), args: args, check: check})
-		if cleared {
-			t.pg.deferWrite(pendingWrite{q: postgres.rebind(clearRow), args: []any{orgID}})
-		}
-		return nil
-	}
 	res, err := t.exec(ctx, patchSettingsQueries[i], orgID, vals[0], vals[1], vals[2], vals[3], orgID)
 	if err != nil {
 		return fmt.Errorf("sqlstore: patch settings: %w", err)

@@ -1,0 +1,131 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	sqlite3 "modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3lib "modernc.org/sqlite/lib"
+)
+
+// The SQLite store: one file (or ":memory:") of one process. Reads run in
+// transactions of their own (view); writes run one at a time on the
+// committer's goroutine, grouped (update, groupcommit.go).
+
+// sqlitePragmas configures every SQLite connection:
+//   - busy_timeout comes first so the other pragmas wait for a lock held by
+//     another process instead of failing;
+//   - WAL lets readers (View) run beside the one writer;
+//   - synchronous(FULL) syncs the WAL at every commit, so a committed Update
+//     survives a process kill and a power loss alike (NORMAL would survive
+//     only the former); the Updates committed together by the committer
+//     share one fsync;
+//   - _txlock=immediate makes every read-write transaction BEGIN IMMEDIATE:
+//     it takes the write lock up front, so transactions never upgrade a read
+//     lock midway and never deadlock, which makes Update serializable
+//     without retries. Read-only transactions stay deferred.
+const sqlitePragmas = "_pragma=busy_timeout(10000)" +
+	"&_pragma=journal_mode(WAL)" +
+	"&_pragma=foreign_keys(1)" +
+	"&_pragma=synchronous(FULL)" +
+	"&_txlock=immediate"
+
+// sqliteIdleConns is how many connections to a SQLite file stay open between
+// requests: more than the concurrent requests of a busy server usually hold.
+const sqliteIdleConns = 32
+
+// maxAttempts bounds how often firstConnection tries a SQLite file that
+// another connection is switching to WAL.
+const maxAttempts = 32
+
+// firstConnection connects to a SQLite file, retrying while another process
+// or Store opening the same new file holds the lock needed to switch it to
+// WAL: SQLite reports that conflict as SQLITE_BUSY without calling the busy
+// handler. Once the file is in WAL mode, connections no longer need it.
+func firstConnection(ctx context.Context, db *sql.DB) error {
+	for attempt := 1; ; attempt++ {
+		err := db.PingContext(ctx)
+		var se *sqlite3.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3lib.SQLITE_BUSY || attempt == maxAttempts {
+			if err != nil {
+				return fmt.Errorf("sqlstore: connect: %w", err)
+			}
+			return nil
+		}
+		d := time.Duration(attempt) * 5 * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sqlstore: connect: %w (after: %w)", ctx.Err(), err)
+		case <-time.After(d/2 + rand.N(d)):
+		}
+	}
+}
+
+// update runs a write on SQLite and vouches for it: a write whose file is no
+// longer the store's is reported failed although SQLite committed it, for
+// nothing will read it again; a commit that failed marks the store failing
+// until one succeeds.
+func (s *Store) update(ctx context.Context, fn func(t *tx) error) error {
+	var fnErr error
+	var verify verifier // a nil interface, not a nil *fileIdentity
+	if s.file != nil {
+		// Checked once per group after its COMMIT, not once per Update.
+		verify = s.file
+	}
+	err, gone := s.gc.do(ctx, func(t *tx) error { fnErr = fn(t); return fnErr }, verify)
+	if s.file == nil {
+		return err
+	}
+	if err == nil && s.commitFault != nil {
+		err = s.commitFault()
+	}
+	if err != nil && (fnErr == nil || !errors.Is(err, fnErr)) && ctx.Err() == nil {
+		// Not fn's own answer, nor the caller giving up: the commit failed.
+		s.file.committed(err)
+		return fmt.Errorf("%w: %w", ErrUnhealthy, err)
+	}
+	if err == nil {
+		s.file.committed(nil)
+		return gone
+	}
+	return err
+}
+
+// view runs fn in a read-only transaction of its own: WAL lets it run
+// beside the committer's group, and it sees the state after some group.
+func (s *Store) view(ctx context.Context, fn func(t *tx) error) error {
+	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("sqlstore: begin: %w", ended(ctx, err))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(&tx{tx: sqlTx, d: sqlite, readOnly: true, stmts: s.stmts}); err != nil {
+		_ = sqlTx.Rollback()
+		return ended(ctx, err)
+	}
+	// Nothing to keep: a read-only transaction's COMMIT only ends it.
+	if err := sqlTx.Commit(); err != nil {
+		return ended(ctx, err)
+	}
+	return nil
+}
+
+// ended is err, a failure of a transaction, naming ctx's error too when ctx
+// ended: SQLite reports a statement its context interrupted as "interrupted
+// (9)", and database/sql a transaction it rolled back for its context as
+// sql.ErrTxDone, neither saying why.
+func ended(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
+}

@@ -189,27 +189,3 @@ func (h *handlers) ListRoles(ctx context.Context, r gen.ListRolesRequestObject) 
 	return gen.ListRoles200JSONResponse{Total: ptr(int32(l.Total)), Start: ptr(int32(l.Start)), Num: ptr(int32(l.Num)),
 		NextStart: ptr(int32(l.NextStart)), Roles: &roles}, nil
 }
-
-func (h *handlers) MoveItem(ctx context.Context, r gen.MoveItemRequestObject) (gen.MoveItemResponseObject, error) {
-	m, err := h.svc.MoveItem(ctx, principal(ctx), r.UserName, "", r.ItemId, r.Body.Folder)
-	if err != nil {
-		return nil, err
-	}
-	return gen.MoveItem200JSONResponse(movedItem(m)), nil
-}
-
-func (h *handlers) MoveItemFromFolder(ctx context.Context, r gen.MoveItemFromFolderRequestObject) (gen.MoveItemFromFolderResponseObject, error) {
-	m, err := h.svc.MoveItem(ctx, principal(ctx), r.UserName, r.FolderId, r.ItemId, r.Body.Folder)
-	if err != nil {
-		return nil, err
-	}
-	return gen.MoveItemFromFolder200JSONResponse(movedItem(m)), nil
-}
-
-func movedItem(m server.MovedItem) gen.MovedItemResponse {
-	folder := m.FolderID
-	if folder == "" {
-		folder = "/"
-	}
-	return gen.MovedItemResponse{Success: successTrue, ItemId: ptr(m.ItemID), Owner: ptr(m.Owner), Folder: ptr(folder)}
-}

@@ -48,9 +48,6 @@ type operation struct {
 	// path (a folder id of "moveItems"): that path with this method is no
 	// operation, a 404.
 	shadows [][]pathValue
-	// direct, when not nil, serves the operation once it is validated, in
-	// place of the generated binder and strict handler (see direct).
-	direct func(s *srv, c echo.Context, cl *call) error
 	// html is set for the operations that answer an HTML page (the OAuth
 	// sign-in), whose errors are pages too; oauthErrors for those whose
 	// error envelope carries the OAuth 2.0 error (OAuthErrorBody).
@@ -76,7 +73,6 @@ func operations(doc *openapi3.T, v server.Version) (map[string]*operation, error
 				anonymous: allowsAnonymous(doc, op),
 				read:      method == http.MethodGet,
 				required:  map[string]bool{},
-				direct:    direct[op.OperationID],
 			}
 			if ok := op.Responses.Value("200"); ok != nil && ok.Value != nil {
 				o.html = ok.Value.Content.Get("text/html") != nil
@@ -328,9 +324,6 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 						return err
 					}
 				}
-			}
-			if o.direct != nil {
-				return o.direct(s, c, cl)
 			}
 			return next(c)
 		}

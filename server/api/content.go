@@ -1,0 +1,198 @@
+package api
+
+// The content operations: listings, items, folders, moves and deletions (rules: server/content.go).
+
+import (
+	"context"
+	"strings"
+
+	"github.com/orgportal/portal-api/gen"
+	"github.com/orgportal/portal-api/server"
+)
+
+func itemResults(rs []server.ItemResult) *[]gen.ItemResult {
+	out := make([]gen.ItemResult, len(rs))
+	for i, r := range rs {
+		out[i] = gen.ItemResult{ItemId: r.ItemID, Success: r.Err == nil}
+		if r.Err != nil {
+			out[i].Error = &gen.ItemError{Code: int32(r.Err.Code), Message: r.Err.Message}
+			if r.Err.MessageCode != "" {
+				out[i].Error.MessageCode = ptr(r.Err.MessageCode)
+			}
+		}
+	}
+	return &out
+}
+
+func folderParam(f *string) string {
+	if f == nil {
+		return ""
+	}
+	return *f
+}
+
+func (h *handlers) MoveItems(ctx context.Context, r gen.MoveItemsRequestObject) (gen.MoveItemsResponseObject, error) {
+	rs, err := h.svc.MoveItems(ctx, principal(ctx), r.UserName, list(ctx, "items", r.Body.Items), folderParam(r.Body.Folder))
+	if err != nil {
+		return nil, err
+	}
+	return gen.MoveItems200JSONResponse{Results: itemResults(rs)}, nil
+}
+
+func (h *handlers) DeleteItems(ctx context.Context, r gen.DeleteItemsRequestObject) (gen.DeleteItemsResponseObject, error) {
+	rs, err := h.svc.DeleteItems(ctx, principal(ctx), r.UserName, list(ctx, "items", r.Body.Items))
+	if err != nil {
+		return nil, err
+	}
+	return gen.DeleteItems200JSONResponse{Results: itemResults(rs)}, nil
+}
+
+func toGenFolder(f server.Folder) gen.Folder {
+	return gen.Folder{Id: f.ID, Title: f.Title, Username: f.Owner, Created: millis(f.Created)}
+}
+
+func (h *handlers) CreateFolder(ctx context.Context, r gen.CreateFolderRequestObject) (gen.CreateFolderResponseObject, error) {
+	f, err := h.svc.CreateFolder(ctx, principal(ctx), r.UserName, r.Body.Title)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreateFolder200JSONResponse{Success: successTrue, Folder: ptr(toGenFolder(f))}, nil
+}
+
+func (h *handlers) DeleteFolder(ctx context.Context, r gen.DeleteFolderRequestObject) (gen.DeleteFolderResponseObject, error) {
+	f, err := h.svc.DeleteFolder(ctx, principal(ctx), r.UserName, r.FolderId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.DeleteFolder200JSONResponse{Success: successTrue, Folder: ptr(toGenFolder(f))}, nil
+}
+
+func newItem(b *gen.AddItemForm) server.NewItem {
+	in := server.NewItem{Title: b.Title, Type: b.Type}
+	if b.Description != nil {
+		in.Description = *b.Description
+	}
+	if b.Tags != nil {
+		in.Tags = strings.Split(*b.Tags, ",")
+	}
+	return in
+}
+
+func addedItem(it server.Item) exact {
+	var folder *string
+	if it.FolderID != "" {
+		folder = ptr(it.FolderID)
+	}
+	return exact{struct {
+		Success bool    `json:"success"`
+		ID      string  `json:"id"`
+		Folder  *string `json:"folder"`
+	}{true, it.ID, folder}}
+}
+
+func (h *handlers) AddItem(ctx context.Context, r gen.AddItemRequestObject) (gen.AddItemResponseObject, error) {
+	it, err := h.svc.AddItem(ctx, principal(ctx), r.UserName, "", newItem(r.Body))
+	if err != nil {
+		return nil, err
+	}
+	return addedItem(it), nil
+}
+
+func (h *handlers) AddItemToFolder(ctx context.Context, r gen.AddItemToFolderRequestObject) (gen.AddItemToFolderResponseObject, error) {
+	it, err := h.svc.AddItem(ctx, principal(ctx), r.UserName, r.FolderId, newItem(r.Body))
+	if err != nil {
+		return nil, err
+	}
+	return addedItem(it), nil
+}
+
+func toGenItem(it server.Item) gen.Item {
+	out := gen.Item{Id: it.ID, Owner: it.Owner, Title: it.Title, Type: it.Type, TypeKeywords: ptr([]string{}), Tags: ptr(it.Tags),
+		Description: ptr(it.Description), Created: millis(it.Created), Modified: millis(it.Modified)}
+	if out.Tags == nil || *out.Tags == nil {
+		out.Tags = ptr([]string{})
+	}
+	if it.FolderID != "" {
+		out.OwnerFolder = ptr(it.FolderID)
+	}
+	return out
+}
+
+// contentAnswer is the user content read; currentFolder is null at the root.
+type contentAnswer struct {
+	Username      string       `json:"username"`
+	Total         int          `json:"total"`
+	Start         int          `json:"start"`
+	Num           int          `json:"num"`
+	NextStart     int          `json:"nextStart"`
+	CurrentFolder *gen.Folder  `json:"currentFolder"`
+	Items         []gen.Item   `json:"items"`
+	Folders       []gen.Folder `json:"folders"`
+}
+
+func (h *handlers) content(ctx context.Context, user, folder string, start, num *int32) (exact, error) {
+	c, err := h.svc.UserContent(ctx, principal(ctx), user, folder, page(start, num))
+	if err != nil {
+		return exact{}, err
+	}
+	out := contentAnswer{Username: c.Username, Total: c.Total, Start: c.Start, Num: c.Num, NextStart: c.Next,
+		Items: make([]gen.Item, len(c.Items)), Folders: make([]gen.Folder, len(c.Folders))}
+	for i, it := range c.Items {
+		out.Items[i] = toGenItem(it)
+	}
+	for i, f := range c.Folders {
+		out.Folders[i] = toGenFolder(f)
+	}
+	if c.CurrentFolder != nil {
+		out.CurrentFolder = ptr(toGenFolder(*c.CurrentFolder))
+	}
+	return exact{out}, nil
+}
+
+func (h *handlers) GetUserContent(ctx context.Context, r gen.GetUserContentRequestObject) (gen.GetUserContentResponseObject, error) {
+	out, err := h.content(ctx, r.UserName, "", r.Params.Start, r.Params.Num)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (h *handlers) GetFolderContent(ctx context.Context, r gen.GetFolderContentRequestObject) (gen.GetFolderContentResponseObject, error) {
+	out, err := h.content(ctx, r.UserName, r.FolderId, r.Params.Start, r.Params.Num)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (h *handlers) GetItem(ctx context.Context, r gen.GetItemRequestObject) (gen.GetItemResponseObject, error) {
+	it, err := h.svc.Item(ctx, principal(ctx), r.ItemId)
+	if err != nil {
+		return nil, err
+	}
+	return exact{toGenItem(it)}, nil
+}
+
+func (h *handlers) MoveItem(ctx context.Context, r gen.MoveItemRequestObject) (gen.MoveItemResponseObject, error) {
+	m, err := h.svc.MoveItem(ctx, principal(ctx), r.UserName, "", r.ItemId, r.Body.Folder)
+	if err != nil {
+		return nil, err
+	}
+	return gen.MoveItem200JSONResponse(movedItem(m)), nil
+}
+
+func (h *handlers) MoveItemFromFolder(ctx context.Context, r gen.MoveItemFromFolderRequestObject) (gen.MoveItemFromFolderResponseObject, error) {
+	m, err := h.svc.MoveItem(ctx, principal(ctx), r.UserName, r.FolderId, r.ItemId, r.Body.Folder)
+	if err != nil {
+		return nil, err
+	}
+	return gen.MoveItemFromFolder200JSONResponse(movedItem(m)), nil
+}
+
+func movedItem(m server.MovedItem) gen.MovedItemResponse {
+	folder := m.FolderID
+	if folder == "" {
+		folder = "/"
+	}
+	return gen.MovedItemResponse{Success: successTrue, ItemId: ptr(m.ItemID), Owner: ptr(m.Owner), Folder: ptr(folder)}
+}

@@ -35,7 +35,7 @@ const (
 
 type job struct {
 	ctx context.Context
-	fn  func(t *tx) error
+	fn  func(server.Tx) error
 	// verify, when not nil, checks what a COMMIT cannot tell (the SQLite
 	// file still being the store's); it is run once for a group, after its
 	// COMMIT, for all its jobs that have one.
@@ -49,6 +49,7 @@ type job struct {
 // result is the outcome of one job's fn.
 type result struct {
 	err      error
+	fnFailed bool // err is what fn returned
 	panicked bool
 	panicVal any // raised again in the caller
 	goexit   bool
@@ -263,35 +264,6 @@ func (c *committer) max() int {
 // verifier is what a job's writes are checked with once committed.
 type verifier interface{ gone() error }
 
-// do runs fn in the next group and returns its outcome, raising fn's panic
-// again in this goroutine, and, when fn's writes were committed and verify
-// is not nil, what verify reported after the COMMIT.
-func (c *committer) do(ctx context.Context, fn func(t *tx) error, verify verifier) (err, verified error) {
-	if err := ctx.Err(); err != nil {
-		return err, nil
-	}
-	j := &job{ctx: ctx, fn: fn, verify: verify, done: make(chan struct{})}
-	if err := c.q.push(j); err != nil {
-		return err, nil
-	}
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-		if j.state.CompareAndSwap(queued, abandoned) {
-			return ctx.Err(), nil
-		}
-		// It runs or has run: its outcome is the truth, whatever ctx says.
-		<-j.done
-	}
-	switch {
-	case j.res.panicked:
-		panic(j.res.panicVal)
-	case j.res.goexit:
-		runtime.Goexit()
-	}
-	return j.res.err, j.res.verified
-}
-
 // close answers the jobs still queued with errClosed after the group under
 // way ends, and stops the committer.
 func (c *committer) close() {
@@ -413,7 +385,7 @@ func (c *committer) run(j *job) {
 	}()
 	err := j.fn(c.g.t)
 	returned = true
-	c.settle(j, result{err: err})
+	c.settle(j, result{err: err, fnFailed: err != nil})
 }
 
 // settle keeps the job's writes when fn succeeded and undoes them otherwise,

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/orgportal/portal-api/server"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -127,7 +129,7 @@ const pgMaxAttempts = 10
 // write lock their rows (tx.lock), which orders the transactions touching
 // the same rows as their locks do. A read runs in one REPEATABLE READ READ
 // ONLY snapshot: it sees one committed state, and never fails to serialize.
-func (s *Store) retryPG(ctx context.Context, readOnly bool, fn func(t *tx) error) error {
+func (s *Store) retryPG(ctx context.Context, readOnly bool, fn func(server.Tx) error) error {
 	opts := pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
 	if readOnly {
 		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
@@ -152,7 +154,7 @@ func (s *Store) retryPG(ctx context.Context, readOnly bool, fn func(t *tx) error
 
 // runPG runs fn in one transaction of opts on a pooled connection, begun,
 // run and ended here.
-func (s *Store) runPG(ctx context.Context, opts pgx.TxOptions, fn func(t *tx) error) error {
+func (s *Store) runPG(ctx context.Context, opts pgx.TxOptions, fn func(server.Tx) error) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlstore: connect: %w", err)

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	sqlite3 "modernc.org/sqlite" // also registers the "sqlite" driver
 	sqlite3lib "modernc.org/sqlite/lib"
+
+	"github.com/orgportal/portal-api/server"
 )
 
 // The SQLite store: one file (or ":memory:") of one process. Reads run in
@@ -65,39 +68,60 @@ func firstConnection(ctx context.Context, db *sql.DB) error {
 	}
 }
 
-// update runs a write on SQLite and vouches for it: a write whose file is no
-// longer the store's is reported failed although SQLite committed it, for
-// nothing will read it again; a commit that failed marks the store failing
-// until one succeeds.
-func (s *Store) update(ctx context.Context, fn func(t *tx) error) error {
-	var fnErr error
-	var verify verifier // a nil interface, not a nil *fileIdentity
-	if s.file != nil {
-		// Checked once per group after its COMMIT, not once per Update.
-		verify = s.file
-	}
-	err, gone := s.gc.do(ctx, func(t *tx) error { fnErr = fn(t); return fnErr }, verify)
-	if s.file == nil {
+// update runs fn in the committer's next group and returns its outcome,
+// raising fn's panic again in this goroutine. It vouches for the write: one
+// whose file is no longer the store's is reported failed although SQLite
+// committed it, for nothing will read it again; a commit that failed marks
+// the store failing until one succeeds.
+func (s *Store) update(ctx context.Context, fn func(server.Tx) error) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
+	j := &job{ctx: ctx, fn: fn, done: make(chan struct{})}
+	if s.file != nil {
+		// Checked once per group after its COMMIT, not once per Update.
+		j.verify = s.file
+	}
+	if err := s.gc.q.push(j); err != nil {
+		return err
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		if j.state.CompareAndSwap(queued, abandoned) {
+			return ctx.Err()
+		}
+		// It runs or has run: its outcome is the truth, whatever ctx says.
+		<-j.done
+	}
+	r := j.res
+	switch {
+	case r.panicked:
+		panic(r.panicVal)
+	case r.goexit:
+		runtime.Goexit()
+	case s.file == nil:
+		return r.err
+	}
+	err := r.err
 	if err == nil && s.commitFault != nil {
 		err = s.commitFault()
 	}
-	if err != nil && (fnErr == nil || !errors.Is(err, fnErr)) && ctx.Err() == nil {
+	if err != nil && !r.fnFailed && ctx.Err() == nil {
 		// Not fn's own answer, nor the caller giving up: the commit failed.
 		s.file.committed(err)
 		return fmt.Errorf("%w: %w", ErrUnhealthy, err)
 	}
 	if err == nil {
 		s.file.committed(nil)
-		return gone
+		return r.verified
 	}
 	return err
 }
 
 // view runs fn in a read-only transaction of its own: WAL lets it run
 // beside the committer's group, and it sees the state after some group.
-func (s *Store) view(ctx context.Context, fn func(t *tx) error) error {
+func (s *Store) view(ctx context.Context, fn func(server.Tx) error) error {
 	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", ended(ctx, err))

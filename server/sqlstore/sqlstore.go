@@ -141,14 +141,27 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 // core keep the server busy while some wait on the network or a row lock.
 func PGConns() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
 
-// Update implements server.Store.
+// Update implements server.Store: on SQLite fn joins the committer's next
+// group (update); on PostgreSQL it runs in a transaction of its own
+// (retryPG).
 func (s *Store) Update(ctx context.Context, fn func(tx server.Tx) error) error {
-	return s.run(ctx, false, func(t *tx) error { return fn(t) })
+	if err := server.EnterUpdate(ctx); err != nil {
+		return err
+	}
+	defer server.LeaveUpdate(ctx)
+	if s.d == postgres {
+		return s.retryPG(ctx, false, fn)
+	}
+	return s.update(ctx, fn)
 }
 
-// View implements server.Store.
+// View implements server.Store: fn runs in a read-only transaction of its
+// own.
 func (s *Store) View(ctx context.Context, fn func(tx server.Tx) error) error {
-	return s.run(ctx, true, func(t *tx) error { return fn(t) })
+	if s.d == postgres {
+		return s.retryPG(ctx, true, fn)
+	}
+	return s.view(ctx, fn)
 }
 
 // Close implements server.Store. Updates still waiting get an error; the
@@ -261,24 +274,14 @@ func (s *Store) Dump(ctx context.Context, w io.Writer) error {
 	return err
 }
 
-// run runs fn in one transaction, read-only or read-write, committed when
-// fn returns nil: on SQLite a write joins the committer's next group
-// (update) and a read runs in a transaction of its own (view); on
-// PostgreSQL each runs in a transaction of its own (retryPG).
+// run is View (readOnly) or Update for the store's own transactions, which
+// use tx's unexported methods.
 func (s *Store) run(ctx context.Context, readOnly bool, fn func(t *tx) error) error {
-	if !readOnly {
-		if err := server.EnterUpdate(ctx); err != nil {
-			return err
-		}
-		defer server.LeaveUpdate(ctx)
+	own := func(t server.Tx) error { return fn(t.(*tx)) }
+	if readOnly {
+		return s.View(ctx, own)
 	}
-	switch {
-	case s.d == postgres:
-		return s.retryPG(ctx, readOnly, fn)
-	case readOnly:
-		return s.view(ctx, fn)
-	}
-	return s.update(ctx, fn)
+	return s.Update(ctx, own)
 }
 
 // errCommit marks a failed COMMIT. Whether the transaction committed is

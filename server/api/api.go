@@ -132,7 +132,7 @@ func New(cfg Config) (*API, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.recoverPanics, s.logRequests)
+	e.Use(s.logRequests)
 	e.GET("/health", s.health)
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml; charset=utf-8", portalapi.YAML)
@@ -314,10 +314,13 @@ func (r groupRouter) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFun
 	return r.register(http.MethodTrace, p, h, m)
 }
 
-// recoverPanics turns a panic into a logged 500 envelope; the client never
-// sees the panic's text.
-func (s *srv) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+// logRequests serves a request and then, in one deferred function (no frame
+// of its own under the request): turns a panic into a logged 500 envelope,
+// whose client never sees the panic's text; answers an error through the
+// error handler; logs the request.
+func (s *srv) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) (err error) {
+		start := time.Now()
 		defer func() {
 			if r := recover(); r != nil {
 				if r == http.ErrAbortHandler {
@@ -325,33 +328,26 @@ func (s *srv) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 				err = fmt.Errorf("panic: %v", r)
 			}
+			if err != nil {
+				if s.cfg.Hooks != nil && routingMiss(err) {
+					s.unmatched(c, start)
+				}
+				c.Error(err)
+				err = nil
+			}
+			// Checked first: the arguments would be built even when dropped.
+			if ctx := c.Request().Context(); s.log.Enabled(ctx, slog.LevelInfo) {
+				// A record of its own, as slog's documentation shows for a
+				// wrapper: Logger.LogAttrs would take the stack for the
+				// caller's position, which is always this line.
+				now := time.Now()
+				r := slog.NewRecord(now, slog.LevelInfo, "request", 0)
+				r.AddAttrs(slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
+					slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size), slog.Duration("duration", now.Sub(start)))
+				_ = s.log.Handler().Handle(ctx, r)
+			}
 		}()
 		return next(c)
-	}
-}
-
-func (s *srv) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		err := next(c)
-		if err != nil {
-			if s.cfg.Hooks != nil && routingMiss(err) {
-				s.unmatched(c, start)
-			}
-			c.Error(err)
-		}
-		// Checked first: the arguments would be built even when dropped.
-		if ctx := c.Request().Context(); s.log.Enabled(ctx, slog.LevelInfo) {
-			// A record of its own, as slog's documentation shows for a
-			// wrapper: Logger.LogAttrs would take the stack for the
-			// caller's position, which is always this line.
-			now := time.Now()
-			r := slog.NewRecord(now, slog.LevelInfo, "request", 0)
-			r.AddAttrs(slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
-				slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size), slog.Duration("duration", now.Sub(start)))
-			_ = s.log.Handler().Handle(ctx, r)
-		}
-		return nil
 	}
 }
 

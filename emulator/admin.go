@@ -79,7 +79,7 @@ func (s *Server) guard(r *http.Request) error {
 		return &adminError{http.StatusForbidden, "Emulator endpoints answer known host names only.",
 			[]string{fmt.Sprintf("Host %q is not localhost, a loopback address or a name of -admin-hosts", r.Host)}}
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, ownOrigin(r)) {
+	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, s.ownOrigin(r)) {
 		return &adminError{http.StatusForbidden, "Emulator endpoints refuse requests from web pages.",
 			[]string{fmt.Sprintf("Origin %q is not this server's", origin)}}
 	}
@@ -114,8 +114,8 @@ func (s *Server) guard(r *http.Request) error {
 
 // ownOrigin is the origin a page served by this server would send: https
 // when the request came over TLS (or a proxy in front says so).
-func ownOrigin(r *http.Request) string {
-	origin, _ := api.RequestBase(r, "")
+func (s *Server) ownOrigin(r *http.Request) string {
+	origin, _ := api.RequestBase(r, "", s.opts.AdminHosts)
 	return origin
 }
 

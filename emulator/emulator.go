@@ -57,12 +57,15 @@ type Options struct {
 	// AllowRemoteAdmin lets clients other than loopback call the /emulator/
 	// endpoints. Requests from web pages are refused either way.
 	AllowRemoteAdmin bool
-	// AdminHosts are host names, besides localhost, by which clients may
-	// address the /emulator/ endpoints (the Host header): the name of a
-	// compose service or a CI service container. Any other name is
-	// refused, so that a web page on a DNS name made to point at the
-	// emulator cannot call them; an IP address is taken only from remote
-	// clients, with AllowRemoteAdmin.
+	// AdminHosts are host names, besides localhost, by which clients
+	// address the emulator (the Host header): the name of a compose service
+	// or a CI service container. The /emulator/ endpoints refuse any other
+	// name, so that a web page on a DNS name made to point at the emulator
+	// cannot call them (an IP address is taken only from remote clients,
+	// with AllowRemoteAdmin); the URLs the API writes (info's, the OAuth
+	// sign-in's redirects) name the server by the Host only when it is
+	// localhost, one of its addresses or one of these
+	// (api.Config.Hosts), by the listener's address otherwise.
 	AdminHosts []string
 	// AdminToken, when set, is required on every /emulator/ call as
 	// "Authorization: Bearer <AdminToken>".
@@ -160,6 +163,7 @@ func (s *Server) newAPI() (*api.API, error) {
 		Store: s.store, Context: s.opts.Context, Version: s.opts.Version, Deployment: s.opts.Deployment,
 		Logger: s.opts.Logger, Now: s.clock.now, Hooks: s.hooks(), DefaultOrganization: defaultOrg,
 		TrustedProxies: s.opts.TrustedProxies,
+		Hosts:          s.opts.AdminHosts,
 	})
 }
 

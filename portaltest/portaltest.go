@@ -123,6 +123,12 @@ func WithTrustedProxies(p ...netip.Prefix) Option {
 	return func(c *config) { c.opts.TrustedProxies = p }
 }
 
+// WithHosts names the host names, besides localhost, by which clients
+// address the server (emulator.Options.AdminHosts): the URLs it writes name
+// it by a request's Host only when it is one of these, localhost or one of
+// its addresses.
+func WithHosts(names ...string) Option { return func(c *config) { c.opts.AdminHosts = names } }
+
 // WithTLS serves HTTPS (HTTP/2 included): URL and Root start with
 // https://, the server presents a certificate made for this Portal, and
 // Client, Emulator and HTTPClient trust it. CertFile and Certificate give

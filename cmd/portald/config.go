@@ -66,7 +66,7 @@ var settings = []setting{
 	{"allow-remote-admin", "PORTAL_ALLOW_REMOTE_ADMIN", "false", "let clients other than loopback call the /emulator/ endpoints (requests from web pages are refused either way)"},
 	{"allow-remote-reset", "PORTAL_ALLOW_REMOTE_RESET", "false", "the former name of -allow-remote-admin"},
 	{"admin-token", "PORTAL_ADMIN_TOKEN", "", "when set, /emulator/ calls need the header Authorization: Bearer `token`"},
-	{"admin-hosts", "PORTAL_ADMIN_HOSTS", "", "comma-separated host `names`, besides localhost, by which clients may address the /emulator/ endpoints (a compose service's name); other names are refused, so that no web page on a DNS name pointed at portald can call them"},
+	{"admin-hosts", "PORTAL_ADMIN_HOSTS", "", "comma-separated host `names`, besides localhost and portald's addresses, by which clients address it (a compose service's name): the /emulator/ endpoints refuse other names, so that no web page on a DNS name pointed at portald can call them, and the URLs portald writes name it by the Host header only when it is one of these, localhost or one of its addresses (else by the listener's address)"},
 	{"trusted-proxies", "PORTAL_TRUSTED_PROXIES", "", "comma-separated `CIDRs` (or addresses) of the proxies in front, whose Forwarded and X-Forwarded-* headers say the scheme, host and client the request came with; from any other peer those headers are ignored, and URLs take the listener's scheme and the Host header"},
 	{"journal-size", "PORTAL_JOURNAL_SIZE", "10000", "API calls the journal (GET /emulator/requests) keeps, the oldest dropped; 0 keeps none"},
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error (stderr; info lines may wait 100 ms, the others are written at once)"},

@@ -46,6 +46,10 @@ type Config struct {
 	// DefaultOrganization is the organization an anonymous portals/self
 	// answers (the portal's own: the first of the seed).
 	DefaultOrganization string
+	// Hosts are the names, besides localhost and the server's addresses, by
+	// which clients address it: a request's Host names the server in the
+	// URLs it writes only when it is one of them (RequestBase).
+	Hosts []string
 	// TrustedProxies are the addresses of the proxies in front, whose
 	// Forwarded and X-Forwarded-* headers are believed (TrustForwarding);
 	// none by default.
@@ -186,7 +190,7 @@ func New(cfg Config) (*API, error) {
 		}
 		g.beside[path] = e.Group(cfg.Context + at)
 	}
-	gen.RegisterHandlersWithOptions(g, gen.NewStrictHandler(&handlers{svc: s.svc, context: cfg.Context}, []gen.StrictMiddlewareFunc{writeResponse}),
+	gen.RegisterHandlersWithOptions(g, gen.NewStrictHandler(&handlers{svc: s.svc, context: cfg.Context, hosts: cfg.Hosts}, []gen.StrictMiddlewareFunc{writeResponse}),
 		gen.RegisterHandlersOptions{OperationMiddlewares: perOp})
 	if len(*g.bare) > 0 {
 		// A route without its middleware would skip authentication.

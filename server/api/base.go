@@ -15,8 +15,11 @@ import (
 // by whichever name, port and context.
 //
 // The scheme is https when the request came over TLS, http otherwise; the
-// host is the Host header (the connection's local address when there is
-// none). A proxy in front of the server may say what the client used
+// host is the Host header when it names this server: localhost, a loopback
+// address, the address the connection reached, or one of names (the names
+// the operator gave it). Any other Host, which a client or a page on a
+// rebound DNS name may set to anything, decides nothing: the host is then
+// the address the connection reached, the listener's. A proxy in front of the server may say what the client used
 // instead: the first element of Forwarded (RFC 7239, its proto= and host=),
 // or else the first value of X-Forwarded-Proto and X-Forwarded-Host.
 // Those reach RequestBase only from a proxy the operator named
@@ -25,12 +28,12 @@ import (
 // redirect URI and the emulator's own origin, so no client may set it.
 // Without trusted proxies the scheme is the listener's. A value that is not
 // http or https, or not a host[:port], is ignored.
-func RequestBase(r *http.Request, context string) (origin, base string) {
+func RequestBase(r *http.Request, context string, names []string) (origin, base string) {
 	scheme, host := "http", r.Host
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	if host == "" {
+	if host == "" || !ownHost(r, host, names) {
 		host = localHost(r)
 	}
 	proto, fhost := forwarded(r.Header)
@@ -184,8 +187,41 @@ func validHost(s string) bool {
 	return true
 }
 
-// localHost is the address the connection reached, for a request without a
-// Host header (HTTP/1.0).
+// ownHost reports whether hostport, a Host header's value, names this
+// server: localhost, a loopback address, the address the connection
+// reached, or one of names.
+func ownHost(r *http.Request, hostport string, names []string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		return ip.IsLoopback() || ok && addrIP(local) == ip.Unmap()
+	}
+	for _, n := range names {
+		if strings.EqualFold(strings.TrimSuffix(n, "."), host) {
+			return true
+		}
+	}
+	return false
+}
+
+// addrIP is a listener's address's IP; the zero Addr when it has none.
+func addrIP(a net.Addr) netip.Addr {
+	if ap, err := netip.ParseAddrPort(a.String()); err == nil {
+		return ap.Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+// localHost is the address the connection reached: the host of a request
+// without a Host header (HTTP/1.0) or with one that does not name this
+// server.
 func localHost(r *http.Request) string {
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
 		return a.String()

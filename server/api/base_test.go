@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -14,8 +15,10 @@ import (
 )
 
 // RequestBase names the server as the client reached it: scheme from the
-// connection, host from the Host header, unless a proxy says otherwise in
-// a header that holds a usable value.
+// connection, host from the Host header when it names the server (else the
+// listener's address), unless a proxy says otherwise in a header that holds a
+// usable value. The server listens on 10.0.0.5:8080 and is known as
+// portal.example.com.
 func TestRequestBase(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -29,6 +32,11 @@ func TestRequestBase(t *testing.T) {
 		{name: "tls", tls: true, host: "localhost:8443", origin: "https://localhost:8443"},
 		{name: "context", tls: true, host: "portal.example.com", context: "/portal", origin: "https://portal.example.com"},
 		{name: "ipv6", host: "[::1]:8080", origin: "http://[::1]:8080"},
+		{name: "the listener's address", host: "10.0.0.5:8080", origin: "http://10.0.0.5:8080"},
+		{name: "a name not given decides nothing", host: "evil.example", origin: "http://10.0.0.5:8080"},
+		{name: "a name not given, over tls", tls: true, host: "evil.example:8443", context: "/portal", origin: "https://10.0.0.5:8080"},
+		{name: "an address not the server's decides nothing", host: "192.0.2.7:8080", origin: "http://10.0.0.5:8080"},
+		{name: "names ignore case and a final dot", host: "Portal.Example.COM.:8443", origin: "http://Portal.Example.COM.:8443"},
 		{name: "x-forwarded", host: "10.0.0.5:8080", header: map[string]string{"X-Forwarded-Proto": "https", "X-Forwarded-Host": "gis.example.com"}, origin: "https://gis.example.com"},
 		{name: "x-forwarded lists", host: "10.0.0.5:8080", header: map[string]string{"X-Forwarded-Proto": "HTTPS, http", "X-Forwarded-Host": "gis.example.com:8443, inner:80"}, origin: "https://gis.example.com:8443"},
 		{name: "x-forwarded proto only", tls: false, host: "localhost:8080", header: map[string]string{"X-Forwarded-Proto": "https"}, origin: "https://localhost:8080"},
@@ -46,6 +54,7 @@ func TestRequestBase(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, "/sharing/rest/info", nil)
+			r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 5), Port: 8080}))
 			r.Host = c.host
 			if c.tls {
 				r.TLS = &tls.ConnectionState{}
@@ -53,7 +62,7 @@ func TestRequestBase(t *testing.T) {
 			for k, v := range c.header {
 				r.Header.Set(k, v)
 			}
-			origin, base := api.RequestBase(r, c.context)
+			origin, base := api.RequestBase(r, c.context, []string{"portal.example.com"})
 			if origin != c.origin || base != c.origin+c.context {
 				t.Errorf("RequestBase = %q, %q; want %q, %q", origin, base, c.origin, c.origin+c.context)
 			}
@@ -66,7 +75,7 @@ func TestRequestBase(t *testing.T) {
 // connection reached.
 func TestRequestBaseOverConnections(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, base := api.RequestBase(r, "/portal")
+		_, base := api.RequestBase(r, "/portal", nil)
 		fmt.Fprint(w, base)
 	})
 	hs := httptest.NewTLSServer(h)

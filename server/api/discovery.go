@@ -18,7 +18,7 @@ func (h *handlers) where(ctx context.Context) (orig, portal string, tls bool) {
 	if cl == nil || cl.req == nil {
 		return "", "", false
 	}
-	orig, portal = RequestBase(cl.req, h.context)
+	orig, portal = RequestBase(cl.req, h.context, h.hosts)
 	return orig, portal, strings.HasPrefix(orig, "https://")
 }
 

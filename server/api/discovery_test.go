@@ -90,16 +90,20 @@ func TestRoot(t *testing.T) {
 }
 
 // TestInfoFollowsTheRequest: info's URLs are the portal's as the client
-// reached it: scheme, host (the Host header), port and context.
+// reached it: scheme, host (the Host header, when it names the server),
+// port and context. A Host naming another server decides nothing: the URLs
+// name the listener.
 func TestInfoFollowsTheRequest(t *testing.T) {
 	for _, ctxSeg := range []string{"", "/portal"} {
 		t.Run("context="+ctxSeg, func(t *testing.T) {
-			p := pt.New(t, pt.WithContext(ctxSeg))
+			p := pt.New(t, pt.WithContext(ctxSeg), pt.WithHosts("portal.example.org"))
 			origin := strings.TrimSuffix(p.URL, ctxSeg+"/sharing/rest")
 			for _, c := range []struct{ host, origin string }{
 				{"", origin},
 				{"portal.example.org:8443", "http://portal.example.org:8443"},
 				{"[::1]:7080", "http://[::1]:7080"},
+				{"evil.example:8443", origin},
+				{"192.0.2.7", origin},
 			} {
 				a := ok(t, getAs(t, p, c.host, "/info", pt.MemberToken)) // a token is taken, and ignored
 				want := `{"authInfo":{"isTokenBasedSecurity":true,"tokenServicesUrl":"` + c.origin + ctxSeg +

@@ -18,6 +18,7 @@ import (
 type handlers struct {
 	svc     *server.Service
 	context string // Config.Context: the segment before /sharing
+	hosts   []string // Config.Hosts
 }
 
 var _ gen.StrictServerInterface = (*handlers)(nil)

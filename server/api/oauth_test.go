@@ -74,7 +74,7 @@ func TestSignInPage(t *testing.T) {
 // fragment: expires_in in seconds (expiration minutes x 60), username, ssl,
 // the state echoed with %20 for spaces.
 func TestImplicitGrant(t *testing.T) {
-	p := pt.New(t)
+	p := pt.New(t, pt.WithHosts("portal.example.org"))
 	const state = "a b/c+d"
 	page := authorize(t, p, pythonParams(p, state))
 	to := redirected(t, signIn(t, p, oAuthInfo(t, page)["oauth_state"].(string), pt.Member, pt.MemberPassword, "expiration", "600"))

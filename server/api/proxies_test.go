@@ -20,6 +20,31 @@ func withHeaders(t *testing.T, p *pt.Portal, path string, h map[string]string) a
 	return fetch(t, req)
 }
 
+// TestHostNamesTheServerOnly: a Host header naming another server decides no
+// redirect and no URL: pythonapi's redirect URI, which is the portal's own
+// origin, stays the listener's, and so do info's URLs; a name the operator
+// gave the server (-admin-hosts) counts.
+func TestHostNamesTheServerOnly(t *testing.T) {
+	p := pt.New(t, pt.WithHosts("portal.example.org"))
+	hosted := func(host, path string) answer {
+		req, _ := http.NewRequest(http.MethodGet, p.URL+path, nil)
+		req.Host = host
+		return fetch(t, req)
+	}
+	authz := func(redirect string) string {
+		return "/oauth2/authorize?" + url.Values{"client_id": {"pythonapi"}, "response_type": {"token"}, "redirect_uri": {redirect}}.Encode()
+	}
+	if a := hosted("evil.example", authz("http://evil.example")); a.status != http.StatusBadRequest || !strings.Contains(a.raw, "Invalid redirect_uri") {
+		t.Errorf("pythonapi's redirect to the Host's origin: HTTP %d %.200s", a.status, a.raw)
+	}
+	if a := hosted("evil.example", "/info?f=json"); !strings.Contains(a.raw, `"tokenServicesUrl":"`+p.URL+`/generateToken"`) {
+		t.Errorf("Host evil.example: info names %s", a.raw)
+	}
+	if a := hosted("portal.example.org", authz("http://portal.example.org")); a.status != http.StatusOK {
+		t.Errorf("pythonapi's redirect to a name the server was given: HTTP %d %.200s", a.status, a.raw)
+	}
+}
+
 // TestForwardingNeedsTrustedProxies: Forwarded and X-Forwarded-* decide no
 // redirect and no URL unless they come from a proxy the operator named:
 // from anyone else they are ignored, and the origin is the listener's

@@ -56,10 +56,10 @@ func mac(key []byte, purpose, data string) []byte {
 	return h.Sum(nil)
 }
 
-// codeTokens are the access and refresh tokens an authorization code is
-// exchanged for: derived from the code under the signing key, so that a
-// code used again names the tokens to revoke (RFC 6749 4.1.2) without the
-// store keeping the code, and nobody without the key can tell them.
-func codeTokens(key []byte, code string) (access, refresh string) {
-	return hex.EncodeToString(mac(key, "code-access", code)[:16]), hex.EncodeToString(mac(key, "code-refresh", code)[:16])
+// codeGrant is the grant of an authorization code (Token.Grant): every token
+// the code leads to carries it, and a code used again revokes them by it
+// (RFC 6749 4.1.2) without the store keeping the code; derived under the
+// signing key, so that nobody without it can tell a code's grant.
+func codeGrant(key []byte, code string) string {
+	return hex.EncodeToString(mac(key, "code-grant", code)[:16])
 }

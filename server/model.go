@@ -106,6 +106,7 @@ type RefreshToken struct {
 	Username string
 	Minutes  int // its lifetime, kept by exchange_refresh_token; -1 never expires
 	Expires  time.Time
+	Grant    string // the authorization code's grant it belongs to (see Token)
 }
 
 // AppToken is an application's token (client_credentials): it acts for no
@@ -122,6 +123,11 @@ type Token struct {
 	Token    string
 	Username string
 	Expires  time.Time
+	// Grant, for the tokens an authorization code led to (exchanged for
+	// it, or refreshed from the refresh token it gave), is the code's
+	// grant, which revoking a replayed code revokes (Tx.RevokeGrant); ""
+	// for other tokens.
+	Grant string
 }
 
 // Folder is one of a user's folders. The root folder is not stored: an item

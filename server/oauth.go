@@ -494,7 +494,7 @@ func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) 
 			if err == errCodeReplayed {
 				// Committed: the revocation stands, the answer refuses.
 				replayed = true
-				revoked, err = s.revokeCodeTokens(ctx, tx, key, g.Code)
+				revoked, err = tx.RevokeGrant(ctx, codeGrant(key, g.Code))
 			}
 			return err
 		case "refresh_token":
@@ -502,7 +502,7 @@ func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) 
 			if err != nil {
 				return err
 			}
-			return s.accessToken(ctx, tx, randomID(), rt.Username, &out)
+			return s.accessToken(ctx, tx, randomID(), rt.Username, rt.Grant, &out)
 		case "exchange_refresh_token":
 			if g.RedirectURI == "" {
 				return oauthError(oauthInvalidRequest, "redirect_uri not specified")
@@ -514,10 +514,10 @@ func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) 
 			if err != nil {
 				return err
 			}
-			if err := s.refreshToken(ctx, tx, randomID(), a.ClientID, rt.Username, rt.Minutes, &out); err != nil {
+			if err := s.refreshToken(ctx, tx, randomID(), a.ClientID, rt.Username, rt.Minutes, rt.Grant, &out); err != nil {
 				return err
 			}
-			return s.accessToken(ctx, tx, randomID(), rt.Username, &out)
+			return s.accessToken(ctx, tx, randomID(), rt.Username, rt.Grant, &out)
 		}
 		return oauthError(oauthUnsupported, "Invalid grant_type")
 	})
@@ -582,33 +582,15 @@ func (s *Service) exchangeCode(ctx context.Context, tx Tx, a App, g TokenGrant, 
 		}
 		return err
 	}
-	access, refresh := codeTokens(key, c.Code)
-	if err := s.refreshToken(ctx, tx, refresh, a.ClientID, c.Username, c.RefreshMinutes, out); err != nil {
+	grant := codeGrant(key, c.Code)
+	if err := s.refreshToken(ctx, tx, randomID(), a.ClientID, c.Username, c.RefreshMinutes, grant, out); err != nil {
 		return err
 	}
-	return s.accessToken(ctx, tx, access, c.Username, out)
+	return s.accessToken(ctx, tx, randomID(), c.Username, grant, out)
 }
 
 // errCodeReplayed is exchangeCode's answer to a code it does not hold.
 var errCodeReplayed = oauthError(oauthInvalidGrant, "Invalid authorization code")
-
-// revokeCodeTokens revokes the tokens code would have been exchanged for;
-// those not issued, or revoked already, are no error.
-func (s *Service) revokeCodeTokens(ctx context.Context, tx Tx, key []byte, code string) (bool, error) {
-	access, refresh := codeTokens(key, code)
-	revoked := false
-	if _, err := tx.TakeRefreshToken(ctx, refresh); err == nil {
-		revoked = true
-	} else if !errors.Is(err, ErrNotFound) {
-		return false, err
-	}
-	if err := tx.DeleteToken(ctx, access); err == nil {
-		revoked = true
-	} else if !errors.Is(err, ErrNotFound) {
-		return false, err
-	}
-	return revoked, nil
-}
 
 // verifierMatches checks a PKCE code verifier against its code's challenge
 // (RFC 7636 4.6).
@@ -643,17 +625,17 @@ func (s *Service) liveRefreshToken(ctx context.Context, tx Tx, a App, token stri
 	return rt, nil
 }
 
-// accessToken issues username a token of codeAccessMinutes.
-func (s *Service) accessToken(ctx context.Context, tx Tx, token, username string, out *OAuthTokens) error {
-	t := Token{Token: token, Username: username, Expires: s.now().Add(codeAccessMinutes * time.Minute).Truncate(time.Millisecond)}
+// accessToken issues username a token of codeAccessMinutes, of grant.
+func (s *Service) accessToken(ctx context.Context, tx Tx, token, username, grant string, out *OAuthTokens) error {
+	t := Token{Token: token, Username: username, Expires: s.now().Add(codeAccessMinutes * time.Minute).Truncate(time.Millisecond), Grant: grant}
 	out.AccessToken, out.ExpiresIn, out.Username = t.Token, codeAccessMinutes*60, username
 	return tx.PutToken(ctx, t)
 }
 
 // refreshToken issues username a refresh token of minutes (-1: never
-// expires).
-func (s *Service) refreshToken(ctx context.Context, tx Tx, token, clientID, username string, minutes int, out *OAuthTokens) error {
-	t := RefreshToken{Token: token, ClientID: clientID, Username: username, Minutes: minutes}
+// expires), of grant.
+func (s *Service) refreshToken(ctx context.Context, tx Tx, token, clientID, username string, minutes int, grant string, out *OAuthTokens) error {
+	t := RefreshToken{Token: token, ClientID: clientID, Username: username, Minutes: minutes, Grant: grant}
 	out.RefreshExpiresIn = -1
 	if minutes >= 0 {
 		t.Expires = s.now().Add(time.Duration(minutes) * time.Minute).Truncate(time.Millisecond)

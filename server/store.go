@@ -189,6 +189,9 @@ type Tx interface {
 	// concurrent exchanges of one code only one finds it.
 	TakeOAuthCode(ctx context.Context, code string) (OAuthCode, error)
 	PutRefreshToken(ctx context.Context, t RefreshToken) error
+	// RevokeGrant removes the tokens and refresh tokens of grant (see
+	// Token.Grant), reporting whether there were any.
+	RevokeGrant(ctx context.Context, grant string) (bool, error)
 	RefreshToken(ctx context.Context, token string) (RefreshToken, error)
 	// TakeRefreshToken returns a refresh token and deletes it, as
 	// TakeOAuthCode does a code.

@@ -188,13 +188,21 @@ func TestCodeFlowPKCE(t *testing.T) {
 		if got := whoAmI(t, p, access); got != pt.Member {
 			t.Errorf("the access token stands for %v", got)
 		}
-		// Used once; used again, the tokens it gave are revoked (RFC 6749
+		// Tokens the code led to: refreshed, and from a refresh token
+		// exchanged for a new one.
+		refreshed, _ := issued(t, oauthToken(t, p, "grant_type", "refresh_token", "client_id", demoApp, "refresh_token", refresh))
+		rotatedAccess, rotated := issued(t, oauthToken(t, p, "grant_type", "exchange_refresh_token", "client_id", demoApp,
+			"client_secret", demoSecret, "redirect_uri", demoCallback, "refresh_token", refresh))
+		// Used once; used again, every token it led to is revoked (RFC 6749
 		// 4.1.2): the code was stolen, or the exchange replayed.
 		oauthFails(t, exchange(t, p, code, "code_verifier", verifier), "invalid_grant", "Invalid authorization code")
-		if got := whoAmI(t, p, access); got != 498 {
-			t.Errorf("after the code's replay, its access token answers %v, want 498", got)
+		for name, tok := range map[string]string{"its access token": access, "a refreshed access token": refreshed,
+			"the access token of its refresh token's exchange": rotatedAccess} {
+			if got := whoAmI(t, p, tok); got != 498 {
+				t.Errorf("after the code's replay, %s answers %v, want 498", name, got)
+			}
 		}
-		oauthFails(t, oauthToken(t, p, "grant_type", "refresh_token", "client_id", demoApp, "refresh_token", refresh), "invalid_grant", "Invalid refresh_token")
+		oauthFails(t, oauthToken(t, p, "grant_type", "refresh_token", "client_id", demoApp, "refresh_token", rotated), "invalid_grant", "Invalid refresh_token")
 		before = dump(t, p)
 		oauthFails(t, exchange(t, p, code, "code_verifier", verifier), "invalid_grant", "Invalid authorization code")
 		if dump(t, p) != before {

@@ -100,12 +100,31 @@ func (t *tx) TakeOAuthCode(ctx context.Context, code string) (server.OAuthCode, 
 }
 
 func (t *tx) PutRefreshToken(ctx context.Context, r server.RefreshToken) error {
-	_, err := t.exec(ctx, `INSERT INTO refresh_tokens (token, client_id, username, minutes, expires_ms) VALUES (?, ?, ?, ?, ?)`,
-		r.Token, r.ClientID, r.Username, r.Minutes, toMS(r.Expires))
+	_, err := t.exec(ctx, `INSERT INTO refresh_tokens (token, client_id, username, minutes, expires_ms, grant_id) VALUES (?, ?, ?, ?, ?, ?)`,
+		r.Token, r.ClientID, r.Username, r.Minutes, toMS(r.Expires), r.Grant)
 	if err != nil {
 		return fmt.Errorf("sqlstore: put refresh token: %w", err)
 	}
 	return nil
+}
+
+func (t *tx) RevokeGrant(ctx context.Context, grant string) (bool, error) {
+	if grant == "" {
+		return false, nil // the tokens of no grant are not one grant's
+	}
+	n := int64(0)
+	for _, table := range []string{"tokens", "refresh_tokens"} {
+		res, err := t.exec(ctx, "DELETE FROM "+table+" WHERE grant_id = ?", grant)
+		if err != nil {
+			return false, fmt.Errorf("sqlstore: revoke grant: %w", err)
+		}
+		m, err := res.RowsAffected()
+		if err != nil {
+			return false, fmt.Errorf("sqlstore: revoke grant: %w", err)
+		}
+		n += m
+	}
+	return n > 0, nil
 }
 
 func (t *tx) RefreshToken(ctx context.Context, token string) (server.RefreshToken, error) {
@@ -125,8 +144,8 @@ func (t *tx) TakeRefreshToken(ctx context.Context, token string) (server.Refresh
 func (t *tx) refreshToken(ctx context.Context, token, lock string) (server.RefreshToken, error) {
 	r := server.RefreshToken{Token: token}
 	var expires int64
-	err := t.queryRow(ctx, "SELECT client_id, username, minutes, expires_ms FROM refresh_tokens WHERE token = ?"+lock, token).
-		Scan(&r.ClientID, &r.Username, &r.Minutes, &expires)
+	err := t.queryRow(ctx, "SELECT client_id, username, minutes, expires_ms, grant_id FROM refresh_tokens WHERE token = ?"+lock, token).
+		Scan(&r.ClientID, &r.Username, &r.Minutes, &expires, &r.Grant)
 	if err != nil {
 		// The token is a secret: keep it out of the error.
 		return server.RefreshToken{}, notFound(err, "refresh token")

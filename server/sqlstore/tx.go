@@ -434,9 +434,10 @@ func (t *tx) Principal(ctx context.Context, token string) (server.Token, server.
 }
 
 func (t *tx) PutToken(ctx context.Context, tk server.Token) error {
-	_, err := t.exec(ctx, `INSERT INTO tokens (token, username, expires_ms) VALUES (?, ?, ?)
-		ON CONFLICT (token) DO UPDATE SET username = excluded.username, expires_ms = excluded.expires_ms`,
-		tk.Token, tk.Username, toMS(tk.Expires))
+	_, err := t.exec(ctx, `INSERT INTO tokens (token, username, expires_ms, grant_id) VALUES (?, ?, ?, ?)
+		ON CONFLICT (token) DO UPDATE SET username = excluded.username, expires_ms = excluded.expires_ms,
+			grant_id = excluded.grant_id`,
+		tk.Token, tk.Username, toMS(tk.Expires), tk.Grant)
 	if err != nil {
 		return fmt.Errorf("sqlstore: put token: %w", err)
 	}

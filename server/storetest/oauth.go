@@ -205,3 +205,47 @@ func testTakeOnce(t *testing.T, open func(t *testing.T) server.Store) {
 		}
 	}
 }
+
+// testRevokeGrant: RevokeGrant removes the tokens and refresh tokens of one
+// grant and nothing else, and reports whether it found any.
+func testRevokeGrant(t *testing.T, open func(t *testing.T) server.Store) {
+	s := open(t)
+	update(t, s, func(ctx context.Context, tx server.Tx) error {
+		return errors.Join(
+			tx.PutToken(ctx, server.Token{Token: "t1", Username: "alice", Grant: "g1"}),
+			tx.PutToken(ctx, server.Token{Token: "t2", Username: "alice", Grant: "g1"}),
+			tx.PutToken(ctx, server.Token{Token: "t3", Username: "alice", Grant: "g2"}),
+			tx.PutToken(ctx, server.Token{Token: "t4", Username: "alice"}),
+			tx.PutRefreshToken(ctx, server.RefreshToken{Token: "r1", ClientID: "app", Username: "alice", Minutes: -1, Grant: "g1"}),
+			tx.PutRefreshToken(ctx, server.RefreshToken{Token: "r2", ClientID: "app", Username: "alice", Minutes: -1, Grant: "g2"}))
+	})
+	got := must(t, s, func(ctx context.Context, tx server.Tx) (server.RefreshToken, error) { return tx.RefreshToken(ctx, "r2") })
+	if got.Grant != "g2" {
+		t.Errorf("RefreshToken(r2).Grant = %q, want g2", got.Grant)
+	}
+	for _, c := range []struct {
+		grant string
+		want  bool
+	}{{"g1", true}, {"g1", false}, {"", false}, {"none", false}} {
+		var revoked bool
+		update(t, s, func(ctx context.Context, tx server.Tx) (err error) {
+			revoked, err = tx.RevokeGrant(ctx, c.grant)
+			return err
+		})
+		if revoked != c.want {
+			t.Errorf("RevokeGrant(%q) = %v, want %v", c.grant, revoked, c.want)
+		}
+	}
+	for tok, kept := range map[string]bool{"t1": false, "t2": false, "t3": true, "t4": true} {
+		_, err := get(t, s, func(ctx context.Context, tx server.Tx) (server.Token, error) { return tx.Token(ctx, tok) })
+		if (err == nil) != kept {
+			t.Errorf("token %s after RevokeGrant(g1): %v, want kept %v", tok, err, kept)
+		}
+	}
+	for tok, kept := range map[string]bool{"r1": false, "r2": true} {
+		_, err := get(t, s, func(ctx context.Context, tx server.Tx) (server.RefreshToken, error) { return tx.RefreshToken(ctx, tok) })
+		if (err == nil) != kept {
+			t.Errorf("refresh token %s after RevokeGrant(g1): %v, want kept %v", tok, err, kept)
+		}
+	}
+}

@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) server.Store) {
 		{"Ping", testPing},
 		{"RolesList", testRolesList},
 		{"OAuth", testOAuth},
+		{"RevokeGrant", testRevokeGrant},
 		{"TakeOnce", testTakeOnce},
 		{"Groups", testGroups},
 	}

@@ -17,7 +17,7 @@ import (
 // Errors are returned as Go errors and leave through the error handler.
 type handlers struct {
 	svc     *server.Service
-	context string // Config.Context: the segment before /sharing
+	context string   // Config.Context: the segment before /sharing
 	hosts   []string // Config.Hosts
 }
 

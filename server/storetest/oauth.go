@@ -219,7 +219,9 @@ func testRevokeGrant(t *testing.T, open func(t *testing.T) server.Store) {
 			tx.PutRefreshToken(ctx, server.RefreshToken{Token: "r1", ClientID: "app", Username: "alice", Minutes: -1, Grant: "g1"}),
 			tx.PutRefreshToken(ctx, server.RefreshToken{Token: "r2", ClientID: "app", Username: "alice", Minutes: -1, Grant: "g2"}))
 	})
-	got := must(t, s, func(ctx context.Context, tx server.Tx) (server.RefreshToken, error) { return tx.RefreshToken(ctx, "r2") })
+	got := must(t, s, func(ctx context.Context, tx server.Tx) (server.RefreshToken, error) {
+		return tx.RefreshToken(ctx, "r2")
+	})
 	if got.Grant != "g2" {
 		t.Errorf("RefreshToken(r2).Grant = %q, want g2", got.Grant)
 	}

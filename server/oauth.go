@@ -348,12 +348,13 @@ func (s *Service) checkCredentials(ctx context.Context, username, password strin
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
-		CheckPassword(dummyHash(), password)
-		return User{}, false, nil
+		_, err := s.checkPassword(ctx, dummyHash(), password)
+		return User{}, false, err
 	} else if err != nil {
 		return User{}, false, err
 	}
-	return u, CheckPassword(u.PasswordHash, password), nil
+	ok, err := s.checkPassword(ctx, u.PasswordHash, password)
+	return u, ok, err
 }
 
 // grant issues what r asks for u and returns the redirect that delivers
@@ -468,7 +469,11 @@ func (s *Service) Token(ctx context.Context, g TokenGrant) (OAuthTokens, error) 
 		} else if err != nil {
 			return out, err
 		}
-		if a.SecretHash == "" || !CheckPassword(a.SecretHash, g.ClientSecret) {
+		ok, err := s.checkPassword(ctx, a.SecretHash, g.ClientSecret)
+		if err != nil {
+			return out, err
+		}
+		if a.SecretHash == "" || !ok {
 			return out, oauthError(oauthInvalidClient, "Invalid client_secret")
 		}
 		checked = a.SecretHash

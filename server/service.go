@@ -32,6 +32,8 @@ type Service struct {
 	watch TokenWatch
 	// defaultOrg is the organization an anonymous portals/self answers.
 	defaultOrg string
+	// hashers holds a token per password check under way (checkPassword).
+	hashers chan struct{}
 }
 
 // Option configures a Service.
@@ -46,7 +48,7 @@ func WithIDs(newID func() string) Option { return func(s *Service) { s.newID = n
 // NewService returns a Service on store emulating the deployment and version
 // in gates.
 func NewService(store Store, gates Gates, opts ...Option) *Service {
-	s := &Service{store: store, gates: gates, now: time.Now, newID: randomID}
+	s := &Service{store: store, gates: gates, now: time.Now, newID: randomID, hashers: make(chan struct{}, hashers())}
 	for _, o := range opts {
 		o(s)
 	}

@@ -99,11 +99,7 @@ func (r signinRound) cpuPerRequest() time.Duration {
 // the medians and whether the targets are met; a missed target is no error,
 // a failed request is.
 func runSignin(ctx context.Context, out io.Writer, cfg signinConfig) error {
-	wrk, err := exec.LookPath("wrk")
-	if err != nil {
-		return errors.New("wrk is not installed (Debian package wrk)")
-	}
-	dir, err := os.MkdirTemp("", "portalload-signin-")
+	wrk, dir, err := wrkSetUp("portalload-signin-")
 	if err != nil {
 		return err
 	}

@@ -75,12 +75,18 @@ type wrkServer struct {
 // the floor's place, on a SQLite file of its own, and the ratios are new
 // over old, the median of the rounds' (the two runs of a round are
 // neighbours in time, so that the machine's drift cancels in each).
-func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
-	wrk, err := exec.LookPath("wrk")
-	if err != nil {
-		return errors.New("wrk is not installed (Debian package wrk)")
+// wrkSetUp finds wrk and makes the run's temporary directory (named from
+// prefix), which the caller removes.
+func wrkSetUp(prefix string) (wrk, dir string, err error) {
+	if wrk, err = exec.LookPath("wrk"); err != nil {
+		return "", "", errors.New("wrk is not installed (Debian package wrk)")
 	}
-	dir, err := os.MkdirTemp("", "portalload-wrk-")
+	dir, err = os.MkdirTemp("", prefix)
+	return wrk, dir, err
+}
+
+func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
+	wrk, dir, err := wrkSetUp("portalload-wrk-")
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,8 @@
 package docs_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The placeholders README.md's client sections write for what differs on each
@@ -188,32 +185,15 @@ func startTLSPortald(t *testing.T, root string) (origin, cert string) {
 	}
 	cmd := exec.Command(bin, "-tls", "-addr", "127.0.0.1:0", "-db", ":memory:", "-log-level", "warn")
 	cmd.Dir = t.TempDir()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	line := startCommand(t, cmd)
+	m := regexp.MustCompile(`API at (https://[^/\s]+)/sharing/rest\b.*HTTPS certificate (\S+) \(`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("portald -tls's start-up line names no HTTPS API and certificate: %q", line)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	if !filepath.IsAbs(m[2]) {
+		t.Fatalf("the start-up line names the certificate %s, not by an absolute path", m[2])
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	// A portald that neither starts nor exits is killed, which ends the read.
-	timer := time.AfterFunc(time.Minute, func() { _ = cmd.Process.Kill() })
-	sc := bufio.NewScanner(stdout)
-	listening := regexp.MustCompile(`API at (https://[^/\s]+)/sharing/rest\b.*HTTPS certificate (\S+) \(`)
-	for sc.Scan() {
-		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-			timer.Stop()
-			go func() { _, _ = io.Copy(io.Discard, stdout) }()
-			if !filepath.IsAbs(m[2]) {
-				t.Fatalf("the start-up line names the certificate %s, not by an absolute path", m[2])
-			}
-			return m[1], m[2]
-		}
-	}
-	t.Fatalf("portald -tls did not print its start-up line\n%s", stderr.String())
-	return "", ""
+	return m[1], m[2]
 }
 
 // outsideCheckout returns a new directory that is not inside the checkout.

@@ -296,7 +296,7 @@ func (s *suite) setUp(t TB) bool {
 	if tg.Version == "" || tg.Deployment == "" {
 		d, err := detect(s.ctx(t), s.http, s.base, s.adminToken, s.table)
 		if err != nil {
-			t.Fatalf("cannot tell which release and deployment the target is (give Target.Version and Target.Deployment): %v", err)
+			t.Fatalf("cannot tell which release and deployment the target is (give them: -version and -deployment with the conformance command, Target.Version and Target.Deployment in Go): %v", err)
 		}
 		s.detected = &d
 		if tg.Version == "" {
@@ -305,7 +305,7 @@ func (s *suite) setUp(t TB) bool {
 		if tg.Deployment == "" {
 			s.target.Deployment = d.Deployment
 		}
-		t.Logf("target: %s, detected; checked as release %s, deployment %s (Target.Version and Target.Deployment, when given, win)",
+		t.Logf("target: %s, detected; checked as release %s, deployment %s (-version and -deployment, or Target.Version and Target.Deployment, when given, win)",
 			d, s.target.Version, s.target.Deployment)
 	}
 

@@ -1,5 +1,6 @@
 # Every target installs what it needs: Go modules come from go.mod, npm
-# packages from tools/*/package-lock.json.
+# packages from tools/*/package-lock.json (installed once per lock in the
+# user's cache: mk/npm-ci.sh).
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO ?= go
@@ -34,11 +35,11 @@ check:
 	$(GO) mod tidy -diff
 
 $(REDOCLY): tools/redocly/package.json tools/redocly/package-lock.json
-	cd tools/redocly && npm ci --no-audit --no-fund --loglevel=error
+	mk/npm-ci.sh tools/redocly
 	touch $@
 
 $(SPECTRAL): tools/spectral/package.json tools/spectral/package-lock.json
-	cd tools/spectral && npm ci --no-audit --no-fund --loglevel=error
+	mk/npm-ci.sh tools/spectral
 	touch $@
 
 tools: $(REDOCLY) $(SPECTRAL)

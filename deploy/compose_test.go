@@ -17,6 +17,9 @@ type composeFile struct {
 		Environment map[string]string `yaml:"environment"`
 		Ports       []string          `yaml:"ports"`
 		Volumes     []string          `yaml:"volumes"`
+		Networks    map[string]struct {
+			IPv4Address string `yaml:"ipv4_address"`
+		} `yaml:"networks"`
 	} `yaml:"services"`
 }
 
@@ -87,5 +90,19 @@ func TestComposeFile(t *testing.T) {
 	slices.Sort(upstream)
 	if !slices.Equal(upstream, replicas) {
 		t.Errorf("nginx.conf balances over %v, want the replicas %v on 8080", upstream, replicas)
+	}
+
+	// The replicas believe the load balancer's forwarding headers, and its
+	// alone: it has a fixed address, which they trust, and it sends them.
+	lbAddr := lb.Networks["default"].IPv4Address
+	for _, name := range replicas {
+		if got := c.Services[name].Environment["PORTAL_TRUSTED_PROXIES"]; lbAddr == "" || got != lbAddr+"/32" {
+			t.Errorf("%s: PORTAL_TRUSTED_PROXIES %q, want the load balancer's address %q/32", name, got, lbAddr)
+		}
+	}
+	for _, h := range []string{"X-Forwarded-Host $http_host", "X-Forwarded-Proto $scheme", "X-Forwarded-For $proxy_add_x_forwarded_for"} {
+		if !strings.Contains(string(conf), "proxy_set_header "+h+";") {
+			t.Errorf("nginx.conf does not send %s", h)
+		}
 	}
 }

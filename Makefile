@@ -10,7 +10,7 @@ SPECTRAL := tools/spectral/node_modules/.bin/spectral
 # names, or a throwaway cluster of Debian's postgresql when it is unset.
 WITH_POSTGRES := mk/with-postgres.sh
 
-.PHONY: all generate generate-go check lint lint-spec test test-go test-clients run bench fuzz tools clean
+.PHONY: all generate generate-go check lint lint-spec test test-go test-go-side test-clients run bench fuzz tools clean
 
 .DEFAULT_GOAL := all
 
@@ -61,17 +61,20 @@ lint-spec: $(REDOCLY) $(SPECTRAL)
 	$(SPECTRAL) lint openapi.yaml --ruleset tools/spectral/.spectral.yaml --fail-severity=warn --format=stylish
 
 ## test: every check and every test (PostgreSQL: PORTAL_TEST_POSTGRES, or a throwaway cluster)
-# The Go tests run beside the others, which run one after another: the two
-# streams share no file (the others install and drive the clients, each
-# against servers on ports of their own), and the machine's second core
-# would otherwise idle while the clients wait on their registries. Each
-# stream's output is printed whole when it ends.
-test: check lint
-	$(WITH_POSTGRES) $(MAKE) --no-print-directory -j2 --output-sync=recurse test-go test-clients
+# Two streams run at once, each one target after another: the linters, the Go
+# tests and the generator recipes; and the other test targets, which install
+# and drive the clients. They share no file (the npm tools are linked first;
+# each stream's servers listen on ports of their own), and the machine's
+# second core would otherwise idle while the clients wait on their
+# registries. Each stream's output is printed whole when it ends.
+test: check tools
+	$(WITH_POSTGRES) $(MAKE) --no-print-directory -j2 --output-sync=recurse test-go-side test-clients
 
-# test-clients: every test target but test-go, one after another.
+test-go-side:
+	$(MAKE) --no-print-directory -j1 lint test-go test-generators
+
 test-clients:
-	$(MAKE) --no-print-directory -j1 $(filter-out test-go,$(TEST_TARGETS))
+	$(MAKE) --no-print-directory -j1 $(filter-out test-go test-generators,$(TEST_TARGETS))
 
 test-go:
 	$(WITH_POSTGRES) $(GO) test -count=1 ./...

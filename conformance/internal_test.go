@@ -144,14 +144,7 @@ func TestValidator(t *testing.T) {
 		io.WriteString(w, b.body)
 	}))
 	defer srv.Close()
-	doc, err := portalapi.LoadFor(srv.URL + "/sharing/rest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newValidator(doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := validatorAt(t, srv.URL+"/sharing/rest")
 	hc := &http.Client{Transport: v}
 	get := func(path string) []string {
 		rec := &errorsOf{}
@@ -381,14 +374,7 @@ func TestValidatorPages(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	doc, err := portalapi.LoadFor(srv.URL + "/portal/sharing/rest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newValidator(doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := validatorAt(t, srv.URL+"/portal/sharing/rest")
 	hc := &http.Client{Transport: v, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	send := func(method, path string, a answer) []string {
 		t.Helper()
@@ -477,14 +463,7 @@ func TestValidatorAliasPaths(t *testing.T) {
 		io.WriteString(w, a.body)
 	}))
 	defer srv.Close()
-	doc, err := portalapi.LoadFor(srv.URL + "/portal/sharing/rest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newValidator(doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := validatorAt(t, srv.URL+"/portal/sharing/rest")
 	hc := &http.Client{Transport: v, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	send := func(method, target string) (string, []string) {
 		t.Helper()
@@ -536,4 +515,18 @@ func TestValidatorAliasPaths(t *testing.T) {
 			t.Errorf("%s %s: reported %q, want one problem holding %q", c.method, c.target, errs, c.want)
 		}
 	}
+}
+
+// validatorAt is the validator of the contract served at the REST root base.
+func validatorAt(t *testing.T, base string) *validator {
+	t.Helper()
+	doc, err := portalapi.LoadFor(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newValidator(doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -200,7 +200,7 @@ func New(cfg Config) (*API, error) {
 	// asked for.
 	g.g.Any("/*", func(c echo.Context) error {
 		q, _ := url.ParseQuery(c.Request().URL.RawQuery)
-		c.SetRequest(c.Request().WithContext(&call{Context: c.Request().Context(), pretty: q.Get("f") == "pjson"}))
+		c.SetRequest(c.Request().WithContext(&requestState{Context: c.Request().Context(), pretty: q.Get("f") == "pjson"}))
 		return errNotFound
 	})
 	return &API{Handler: s.front(e), svc: s.svc, ops: ops}, nil
@@ -363,14 +363,14 @@ func writeResponse(f gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 		if err != nil || resp == nil {
 			return nil, err
 		}
-		if cl := callOf(c.Request().Context()); cl != nil && cl.hook != nil {
-			cl.answer = resp
+		if rs := stateOf(c.Request().Context()); rs != nil && rs.hook != nil {
+			rs.answer = resp
 		}
 		if p, isPage := resp.(htmlPage); isPage {
 			return nil, p.write(c)
 		}
 		if resp == succeeded {
-			if cl := callOf(c.Request().Context()); cl == nil || !cl.pretty {
+			if rs := stateOf(c.Request().Context()); rs == nil || !rs.pretty {
 				// The answer of most writes, written as encoded once.
 				return nil, writeRaw(c, http.StatusOK, successJSON)
 			}

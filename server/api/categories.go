@@ -13,8 +13,8 @@ import (
 func (h *handlers) AssignMemberCategorySchema(ctx context.Context, r gen.AssignMemberCategorySchemaRequestObject) (gen.AssignMemberCategorySchemaResponseObject, error) {
 	// The document as the validator decoded it, not parsed a second time.
 	var doc any
-	if cl := callOf(ctx); cl != nil {
-		doc = cl.fields["memberCategorySchema"]
+	if rs := stateOf(ctx); rs != nil {
+		doc = rs.fields["memberCategorySchema"]
 	}
 	obj, _ := doc.(map[string]any)
 	nodes, err := categoryNodes(obj["memberCategorySchema"], "memberCategorySchema.memberCategorySchema")

@@ -14,11 +14,11 @@ import (
 // over HTTPS (as the proxy in front says, when there is one); empty outside
 // a request.
 func (h *handlers) where(ctx context.Context) (orig, portal string, tls bool) {
-	cl := callOf(ctx)
-	if cl == nil || cl.req == nil {
+	rs := stateOf(ctx)
+	if rs == nil || rs.req == nil {
 		return "", "", false
 	}
-	orig, portal = RequestBase(cl.req, h.context, h.hosts)
+	orig, portal = RequestBase(rs.req, h.context, h.hosts)
 	return orig, portal, strings.HasPrefix(orig, "https://")
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"net/http"
 	"regexp"
@@ -66,7 +65,7 @@ func (s *srv) errorHandler(err error, c echo.Context) {
 	}
 	status, body := s.toEnvelope(err, c)
 	var werr error
-	if cl := callOf(c.Request().Context()); cl != nil && cl.op != nil && cl.op.html {
+	if rs := stateOf(c.Request().Context()); rs != nil && rs.op != nil && rs.op.html {
 		werr = errorHTML(pageErrorStatus(status), body).write(c)
 	} else {
 		werr = writeJSON(c, status, envelope{Error: body})
@@ -97,7 +96,7 @@ func (s *srv) toEnvelope(err error, c echo.Context) (int, envelopeBody) {
 		if body.Details == nil {
 			body.Details = []string{}
 		}
-		if cl := callOf(c.Request().Context()); cl != nil && cl.op != nil && cl.op.oauthErrors && body.OAuth == "" && body.Code == 400 {
+		if rs := stateOf(c.Request().Context()); rs != nil && rs.op != nil && rs.op.oauthErrors && body.OAuth == "" && body.Code == 400 {
 			// What an OAuth endpoint refuses before its rules run (the
 			// contract's checks) is a malformed request to OAuth clients.
 			body.OAuth = "invalid_request"
@@ -129,8 +128,8 @@ func (s *srv) toEnvelope(err error, c echo.Context) (int, envelopeBody) {
 
 // opMessage is the operation's x-error-message, the message of its 400s.
 func (s *srv) opMessage(c echo.Context) string {
-	if cl := callOf(c.Request().Context()); cl != nil && cl.op != nil {
-		if m, ok := cl.op.spec.Extensions["x-error-message"].(string); ok {
+	if rs := stateOf(c.Request().Context()); rs != nil && rs.op != nil {
+		if m, ok := rs.op.spec.Extensions["x-error-message"].(string); ok {
 			return m
 		}
 	}
@@ -247,7 +246,7 @@ func writeJSON(c echo.Context, status int, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if cl := callOf(c.Request().Context()); cl != nil && cl.pretty {
+	if rs := stateOf(c.Request().Context()); rs != nil && rs.pretty {
 		enc.SetIndent("", "  ")
 	}
 	if err := enc.Encode(v); err != nil {
@@ -275,8 +274,6 @@ var (
 	jsonContentType = []string{"application/json; charset=utf-8"}
 	successLength   = []string{strconv.Itoa(len(successJSON))}
 )
-
-var _ = slog.Default
 
 // pageErrorStatus is the status of a page's error: a page, with a real
 // status, as a person reads it, where the API's errors answer 200.

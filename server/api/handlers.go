@@ -47,11 +47,11 @@ func page(start, num *int32) server.Page {
 // comma-separated form), read as wire.List.Values reads it: entries trimmed,
 // empty ones dropped.
 func list(ctx context.Context, name string, l wire.List) []string {
-	cl := callOf(ctx)
-	if cl == nil {
+	rs := stateOf(ctx)
+	if rs == nil {
 		return l.Values()
 	}
-	arr, decoded := cl.fields[name].([]any)
+	arr, decoded := rs.fields[name].([]any)
 	if !decoded {
 		return l.Values()
 	}

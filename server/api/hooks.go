@@ -149,21 +149,21 @@ func unmatchedParams(r *http.Request) (url.Values, string) {
 }
 
 // observe starts the Call of a request routed to an operation.
-func (s *srv) observe(c echo.Context, cl *call) {
-	cl.hooked = Call{Operation: cl.op.spec.OperationID, Method: c.Request().Method, Path: c.Request().URL.Path, Start: time.Now(),
-		Secrets: cl.op.secrets}
-	hc := &cl.hooked
+func (s *srv) observe(c echo.Context, rs *requestState) {
+	rs.hooked = Call{Operation: rs.op.spec.OperationID, Method: c.Request().Method, Path: c.Request().URL.Path, Start: time.Now(),
+		Secrets: rs.op.secrets}
+	hc := &rs.hooked
 	hc.ParamNames, hc.ParamValues = c.ParamNames(), c.ParamValues()
-	cl.hook = hc
+	rs.hook = hc
 }
 
 // finish gives the call its parameters and reports its end.
-func (s *srv) finish(c echo.Context, cl *call, err error) {
-	hc := cl.hook
-	hc.Form, hc.Fields = cl.form, cl.fields
+func (s *srv) finish(c echo.Context, rs *requestState, err error) {
+	hc := rs.hook
+	hc.Form, hc.Fields = rs.form, rs.fields
 	a := Answer{Status: http.StatusOK, Duration: time.Since(hc.Start)}
-	if cl.fault != nil {
-		a.Fault = cl.fault.ID
+	if rs.fault != nil {
+		a.Fault = rs.fault.ID
 	}
 	if err == errDrop {
 		a.Status, a.Dropped = 0, true
@@ -186,10 +186,10 @@ func (s *srv) finish(c echo.Context, cl *call, err error) {
 			}
 		}
 	}
-	if err != nil && cl.op.html {
+	if err != nil && rs.op.html {
 		a.Status = pageErrorStatus(a.Status) // as the error handler answers it
 	}
-	switch r := cl.answer.(type) {
+	switch r := rs.answer.(type) {
 	case htmlPage:
 		a.Status, a.Code = r.status, r.code
 	case gen.MoveItems200JSONResponse:
@@ -215,14 +215,14 @@ func failedItems(rs *[]gen.ItemResult) int {
 
 // applyFault carries out f on the call: it returns the error to answer
 // with, or nil to run the operation (with per-item faults in its context).
-func (s *srv) applyFault(c echo.Context, cl *call, f *Fault) error {
-	cl.fault = f
+func (s *srv) applyFault(c echo.Context, rs *requestState, f *Fault) error {
+	rs.fault = f
 	if f.Delay > 0 {
 		t := time.NewTimer(f.Delay)
 		select {
-		case <-cl.Done():
+		case <-rs.Done():
 			t.Stop()
-			return cl.Err()
+			return rs.Err()
 		case <-t.C:
 		}
 	}
@@ -243,7 +243,7 @@ func (s *srv) applyFault(c echo.Context, cl *call, f *Fault) error {
 		}
 		return &transportError{f.Status, envelopeBody{Code: f.Status, Message: msg, Details: []string{}}}
 	case f.ItemErrors != nil:
-		cl.Context = server.WithItemFaults(cl.Context, f.ItemErrors)
+		rs.Context = server.WithItemFaults(rs.Context, f.ItemErrors)
 	}
 	return nil
 }
@@ -260,7 +260,7 @@ func drop(c echo.Context) {
 	panic(http.ErrAbortHandler)
 }
 
-var _ context.Context = (*call)(nil)
+var _ context.Context = (*requestState)(nil)
 
 // Operations returns the operationIds of the contract, available in the
 // emulated version or not, each with the names of its path parameters.

@@ -94,9 +94,9 @@ func (h *handlers) signInPage(ctx context.Context, r server.AuthRequest, refusal
 		p.code = 400
 	}
 	dark := false
-	if cl := callOf(ctx); cl != nil {
-		info.Locale = cl.form.Get("locale")
-		dark = cl.form.Get("style") == "dark"
+	if rs := stateOf(ctx); rs != nil {
+		info.Locale = rs.form.Get("locale")
+		dark = rs.form.Get("style") == "dark"
 	}
 	p.body = signInHTML(info, portalName, h.context+"/sharing/oauth2/signin", dark)
 	return p, nil
@@ -144,7 +144,7 @@ func crossSite(r *http.Request, origin string) bool {
 
 func (h *handlers) OauthSignIn(ctx context.Context, r gen.OauthSignInRequestObject) (gen.OauthSignInResponseObject, error) {
 	orig, portal, tls := h.where(ctx)
-	if cl := callOf(ctx); cl != nil && cl.req != nil && crossSite(cl.req, orig) {
+	if rs := stateOf(ctx); rs != nil && rs.req != nil && crossSite(rs.req, orig) {
 		e := *errCrossSite
 		return nil, &e
 	}

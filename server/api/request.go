@@ -219,11 +219,11 @@ func allowsAnonymous(doc *openapi3.T, op *openapi3.Operation) bool {
 	return false
 }
 
-type callKey struct{}
+type stateKey struct{}
 
 // call is one request's state, from its route to its answer. It is the
 // request's context, so the handlers and the error handler find it there.
-type call struct {
+type requestState struct {
 	context.Context
 	// req is the request as it arrived (its host, its TLS state).
 	req    *http.Request
@@ -246,20 +246,20 @@ type call struct {
 	answer any
 }
 
-func (c *call) Value(key any) any {
-	if key == (callKey{}) {
+func (c *requestState) Value(key any) any {
+	if key == (stateKey{}) {
 		return c
 	}
 	return c.Context.Value(key)
 }
 
-func callOf(ctx context.Context) *call {
-	c, _ := ctx.Value(callKey{}).(*call)
+func stateOf(ctx context.Context) *requestState {
+	c, _ := ctx.Value(stateKey{}).(*requestState)
 	return c
 }
 
 func principal(ctx context.Context) server.Principal {
-	if c := callOf(ctx); c != nil {
+	if c := stateOf(ctx); c != nil {
 		return c.principal
 	}
 	return server.Principal{}
@@ -271,31 +271,31 @@ func principal(ctx context.Context) server.Principal {
 func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
-			cl := &call{Context: server.WithRequest(c.Request().Context()), req: c.Request(), op: o}
-			c.SetRequest(c.Request().WithContext(cl))
+			rs := &requestState{Context: server.WithRequest(c.Request().Context()), req: c.Request(), op: o}
+			c.SetRequest(c.Request().WithContext(rs))
 			if !o.available || o.shadowed(c) {
 				return errNotFound
 			}
 			hooked := s.cfg.Hooks != nil
 			if hooked {
-				s.observe(c, cl)
+				s.observe(c, rs)
 				defer func() {
-					s.finish(c, cl, err)
+					s.finish(c, rs, err)
 					if err == errDrop {
 						drop(c)
 						err = nil
 					}
 				}()
 			}
-			token, err := s.readParams(c, cl)
-			if cl.reserved > 0 {
-				defer s.bodies.give(cl.reserved)
+			token, err := s.readParams(c, rs)
+			if rs.reserved > 0 {
+				defer s.bodies.give(rs.reserved)
 			}
 			if err != nil {
 				return err
 			}
 			if hooked {
-				cl.hook.Token = token
+				rs.hook.Token = token
 			}
 			// An invalid token is 498 whatever the operation; none is 499
 			// unless the operation allows anonymous callers. A token
@@ -304,23 +304,23 @@ func (s *srv) serve(o *operation) echo.MiddlewareFunc {
 			if err := server.CheckTokenBinding(token, c.Request().Referer(), s.clientIP(c.Request())); err != nil {
 				return err
 			}
-			p, err := s.svc.Authenticate(cl, token)
+			p, err := s.svc.Authenticate(rs, token)
 			if err != nil {
 				return err
 			}
 			if token == "" && !o.anonymous {
 				return server.ErrTokenRequired
 			}
-			cl.principal = p
+			rs.principal = p
 			if hooked {
-				cl.hook.User = p.Name()
+				rs.hook.User = p.Name()
 			}
-			if err := s.validate(c, cl); err != nil {
+			if err := s.validate(c, rs); err != nil {
 				return err
 			}
 			if hooked {
-				if f := s.cfg.Hooks.Fault(cl.hook); f != nil {
-					if err := s.applyFault(c, cl, f); err != nil {
+				if f := s.cfg.Hooks.Fault(rs.hook); f != nil {
+					if err := s.applyFault(c, rs, f); err != nil {
 						return err
 					}
 				}
@@ -351,7 +351,7 @@ func addQuery(form, query url.Values) {
 // parses the form once, merges the query string into it, and takes the
 // token out (form, query, X-Esri-Authorization, Authorization). The
 // generated handler then finds the parameters where it looks for them.
-func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
+func (s *srv) readParams(c echo.Context, rs *requestState) (token string, err error) {
 	req := c.Request()
 	var query url.Values // most posts have none: no map to make
 	if req.URL.RawQuery != "" {
@@ -365,7 +365,7 @@ func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 		form = url.Values{}
 	}
 	if posted {
-		body, err := s.readBody(c, cl)
+		body, err := s.readBody(c, rs)
 		if err != nil {
 			return "", err
 		}
@@ -380,18 +380,18 @@ func (s *srv) readParams(c echo.Context, cl *call) (token string, err error) {
 		addQuery(form, query)
 	}
 	for k, vs := range form {
-		if len(vs) == 1 && vs[0] == "" && !cl.op.required[k] {
+		if len(vs) == 1 && vs[0] == "" && !rs.op.required[k] {
 			delete(form, k)
 			changed = true
 		}
 	}
-	cl.form = form
-	cl.pretty = form.Get("f") == "pjson"
+	rs.form = form
+	rs.pretty = form.Get("f") == "pjson"
 	switch {
-	case cl.op.read && (posted || changed):
+	case rs.op.read && (posted || changed):
 		// The generated handler binds a read's parameters from the query.
 		req.URL.RawQuery = form.Encode()
-	case posted || !cl.op.read:
+	case posted || !rs.op.read:
 		// The generated binder reads the form through ParseForm, which then
 		// finds it parsed; a POST operation that answers GET too
 		// (x-also-get) takes the query as its form.
@@ -411,7 +411,7 @@ const freeBodyBytes = 64 << 10
 
 // readBody reads the body once, into a buffer of its announced size, after
 // reserving that many bytes of the budget of bodies in flight.
-func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
+func (s *srv) readBody(c echo.Context, rs *requestState) ([]byte, error) {
 	req := c.Request()
 	n := req.ContentLength
 	if n > MaxBodyBytes {
@@ -435,7 +435,7 @@ func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
 		c.Response().Header().Set("Retry-After", "1")
 		return nil, errBusy
 	}
-	cl.reserved = reserve
+	rs.reserved = reserve
 	var body []byte
 	var err error
 	if n > 0 {
@@ -456,7 +456,7 @@ func (s *srv) readBody(c echo.Context, cl *call) ([]byte, error) {
 		// Read whole: the body holds what it read, no longer the most it
 		// might have been.
 		s.bodies.give(reserve - int64(len(body)))
-		cl.reserved = int64(len(body))
+		rs.reserved = int64(len(body))
 	}
 	return body, nil
 }
@@ -539,8 +539,8 @@ func (b *budget) give(n int64) {
 // validate checks the request against the contract with kin-openapi: each
 // parameter, and the form body decoded once into the value its schema
 // describes. The decoded fields are kept for the handler.
-func (s *srv) validate(c echo.Context, cl *call) error {
-	o := cl.op
+func (s *srv) validate(c echo.Context, rs *requestState) error {
+	o := rs.op
 	req := c.Request()
 	names, values := c.ParamNames(), c.ParamValues()
 	if req.URL.RawPath != "" {
@@ -554,7 +554,7 @@ func (s *srv) validate(c echo.Context, cl *call) error {
 			}
 		}
 	}
-	if err := checkText(names, values, cl.form); err != nil {
+	if err := checkText(names, values, rs.form); err != nil {
 		return err
 	}
 	var errs openapi3.MultiError
@@ -573,16 +573,16 @@ func (s *srv) validate(c echo.Context, cl *call) error {
 				for i, name := range names {
 					pathParams[name] = values[i]
 				}
-				in = &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, QueryParams: cl.form, Route: o.route, Options: paramOptions}
+				in = &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, QueryParams: rs.form, Route: o.route, Options: paramOptions}
 			}
-			err = openapi3filter.ValidateParameter(cl, in, p)
+			err = openapi3filter.ValidateParameter(rs, in, p)
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if o.body != nil {
-		fields, err := o.decodeForm(cl.form)
+		fields, err := o.decodeForm(rs.form)
 		if err != nil {
 			return err
 		}
@@ -594,7 +594,7 @@ func (s *srv) validate(c echo.Context, cl *call) error {
 				errs = append(errs, err)
 			}
 		}
-		cl.fields = fields
+		rs.fields = fields
 	}
 	if len(errs) > 0 {
 		return validationError(errs)

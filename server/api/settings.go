@@ -16,8 +16,8 @@ func (h *handlers) UpdateSettings(ctx context.Context, r gen.UpdateSettingsReque
 	b := r.Body
 	u := server.SettingsUpdate{PortalConfigProperties: raw(b.PortalConfigProperties), ClearEmptyFields: b.ClearEmptyFields != nil && *b.ClearEmptyFields}
 	var fields map[string]any
-	if cl := callOf(ctx); cl != nil {
-		fields = cl.fields
+	if rs := stateOf(ctx); rs != nil {
+		fields = rs.fields
 	}
 	var err error
 	if u.AnonymousAccessNotice, err = decodedNotice("anonymousAccessNotice", fields); err != nil {

@@ -96,6 +96,7 @@ func TestSpecOperations(t *testing.T) {
 		"searchItems":                "GET /search",
 		"searchGroups":               "GET /community/groups",
 		"getGroup":                   "GET /community/groups/{groupId}",
+		"getUserTags":                "GET /community/users/{userName}/tags",
 		"oauthRevokeToken":           "POST /oauth2/revokeToken",
 	}
 	got := map[string]string{}

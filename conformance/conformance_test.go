@@ -259,8 +259,9 @@ func TestWithoutMember(t *testing.T) {
 	// Every operation of the contract is checked through the client, in a
 	// test named after it, but those package client does not call: the
 	// OAuth pages, which a person's browser opens, the move naming the
-	// item's folder, which the client leaves out, and the searches and the
-	// group read. A scenario checks each of them, and passes.
+	// item's folder, which the client leaves out, and the searches, the
+	// group read and a user's tags. A scenario checks each of them, and
+	// passes.
 	notInClient := map[string]string{
 		"oauthAuthorize":     "signIn/implicitPython",
 		"oauthSignIn":        "signIn/implicitPython",
@@ -269,6 +270,7 @@ func TestWithoutMember(t *testing.T) {
 		"searchItems":        "reads/searchItems",
 		"searchGroups":       "reads/searchGroups",
 		"getGroup":           "reads/getGroup",
+		"getUserTags":        "reads/userTags",
 	}
 	doc, err := portalapi.Load()
 	if err != nil {

@@ -7,12 +7,14 @@ import (
 )
 
 // readScenarios checks the reads a script makes around the three
-// operations: search, the group search and read, and the user and portal
-// documents' fields that clients read, each against what the caller may see.
+// operations: search, the group search and read, a user's tags, and the user
+// and portal documents' fields that clients read, each against what the
+// caller may see.
 func (s *suite) readScenarios(t TB) {
 	t.Run("searchItems", s.readSearchItems)
 	t.Run("searchGroups", s.readSearchGroups)
 	t.Run("getGroup", s.readGetGroup)
+	t.Run("userTags", s.readUserTags)
 	t.Run("userDocument", s.readUserDocument)
 	t.Run("portalHelpers", s.readPortalHelpers)
 }
@@ -189,5 +191,47 @@ func (s *suite) readPortalHelpers(t TB) {
 	}
 	if _, ok := portal["maxTokenExpirationMinutes"].(float64); !ok {
 		t.Errorf("portals/self: maxTokenExpirationMinutes %s is no number", jsonText(portal["maxTokenExpirationMinutes"]))
+	}
+}
+
+// readUserTags: a tag of two items the owner adds is counted twice in the
+// owner's tags as the owner reads them, each counted tag at least once.
+func (s *suite) readUserTags(t TB) {
+	f := s.emptyFixtures(t, s.owner, s.ownerToken())
+	tag := s.uniqueTitle("tag")
+	for _, title := range []string{"Tagged Roads", "Tagged Parcels"} {
+		a := s.call(t, "addItem", f.token, map[string]any{"userName": f.owner},
+			map[string]any{"title": s.uniqueTitle(title), "type": "CSV", "tags": tag, "f": "json"})
+		body := ok(t, "addItem "+title, a)
+		id, _ := body["id"].(string)
+		if id == "" {
+			t.Fatalf("addItem %s: no item id in %s", title, clip(a.raw, 300))
+		}
+		f.createdItems = append(f.createdItems, id)
+	}
+	body := ok(t, "getUserTags "+s.owner, s.call(t, "getUserTags", s.ownerToken(), map[string]any{"userName": s.owner}, nil))
+	var got struct {
+		Tags []struct {
+			Tag   string `json:"tag"`
+			Count int    `json:"count"`
+		} `json:"tags"`
+	}
+	if err := decode(body, &got); err != nil {
+		t.Fatalf("getUserTags %s: %v", s.owner, err)
+	}
+	found := false
+	for _, c := range got.Tags {
+		if c.Count < 1 {
+			t.Errorf("getUserTags %s: tag %q counted %d times", s.owner, c.Tag, c.Count)
+		}
+		if c.Tag == tag {
+			found = true
+			if c.Count != 2 {
+				t.Errorf("getUserTags %s: %q counted %d times, want 2 (two items carry it)", s.owner, tag, c.Count)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("getUserTags %s: no %q among %d tags", s.owner, tag, len(got.Tags))
 	}
 }

@@ -148,6 +148,18 @@ type ClientInterface interface {
 	// Corresponds with GET /community/users/{userName} (the `GetMember` operationId).
 	GetMember(ctx context.Context, userName UserName, params *GetMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetUserTags List a user's tags
+	//
+	// The tags of the user's items and groups that the caller may see (as `searchItems` and `searchGroups`
+	// decide), each with the number of those items and groups that carry it, sorted alphabetically ignoring
+	// case; at most 1,000. An item or group naming a tag twice counts once. A user that does not exist answers
+	// the error envelope.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Corresponds with GET /community/users/{userName}/tags (the `GetUserTags` operationId).
+	GetUserTags(ctx context.Context, userName UserName, params *GetUserTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// UpdateMemberWithBody Set a member's categories
 	//
 	// Replaces the member's categories with `categories`, category paths each present in the schema, at
@@ -886,6 +898,28 @@ func (c *Client) GetSelf(ctx context.Context, params *GetSelfParams, reqEditors 
 // Corresponds with GET /community/users/{userName} (the `GetMember` operationId).
 func (c *Client) GetMember(ctx context.Context, userName UserName, params *GetMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMemberRequest(c.Server, userName, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetUserTags List a user's tags
+//
+// The tags of the user's items and groups that the caller may see (as `searchItems` and `searchGroups`
+// decide), each with the number of those items and groups that carry it, sorted alphabetically ignoring
+// case; at most 1,000. An item or group naming a tag twice counts once. A user that does not exist answers
+// the error envelope.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Corresponds with GET /community/users/{userName}/tags (the `GetUserTags` operationId).
+func (c *Client) GetUserTags(ctx context.Context, userName UserName, params *GetUserTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetUserTagsRequest(c.Server, userName, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2274,6 +2308,67 @@ func NewGetMemberRequest(server string, userName UserName, params *GetMemberPara
 	}
 
 	operationPath := fmt.Sprintf("/community/users/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.F != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "f", *params.F, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetUserTagsRequest constructs an http.Request for the GetUserTags method
+func NewGetUserTagsRequest(server string, userName UserName, params *GetUserTagsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "userName", userName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/community/users/%s/tags", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4197,6 +4292,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /community/users/{userName} (the `GetMember` operationId).
 	GetMemberWithResponse(ctx context.Context, userName UserName, params *GetMemberParams, reqEditors ...RequestEditorFn) (*GetMemberResponse, error)
 
+	// GetUserTagsWithResponse List a user's tags
+	//
+	// The tags of the user's items and groups that the caller may see (as `searchItems` and `searchGroups`
+	// decide), each with the number of those items and groups that carry it, sorted alphabetically ignoring
+	// case; at most 1,000. An item or group naming a tag twice counts once. A user that does not exist answers
+	// the error envelope.
+	//
+	// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /community/users/{userName}/tags (the `GetUserTags` operationId).
+	GetUserTagsWithResponse(ctx context.Context, userName UserName, params *GetUserTagsParams, reqEditors ...RequestEditorFn) (*GetUserTagsResponse, error)
+
 	// UpdateMemberWithBodyWithResponse Set a member's categories
 	//
 	// Replaces the member's categories with `categories`, category paths each present in the schema, at
@@ -5129,6 +5238,61 @@ func (r GetMemberResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetUserTagsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UserTagsResponse
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetUserTagsResponse) GetJSON200() *UserTagsResponse {
+	return r.JSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetUserTagsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r GetUserTagsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetBody returns the raw response body bytes
+func (r GetUserTagsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetUserTagsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetUserTagsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetUserTagsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6760,6 +6924,26 @@ func (c *ClientWithResponses) GetMemberWithResponse(ctx context.Context, userNam
 	return ParseGetMemberResponse(rsp)
 }
 
+// GetUserTagsWithResponse List a user's tags
+//
+// The tags of the user's items and groups that the caller may see (as `searchItems` and `searchGroups`
+// decide), each with the number of those items and groups that carry it, sorted alphabetically ignoring
+// case; at most 1,000. An item or group naming a tag twice counts once. A user that does not exist answers
+// the error envelope.
+//
+// Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /community/users/{userName}/tags (the `GetUserTags` operationId).
+func (c *ClientWithResponses) GetUserTagsWithResponse(ctx context.Context, userName UserName, params *GetUserTagsParams, reqEditors ...RequestEditorFn) (*GetUserTagsResponse, error) {
+	rsp, err := c.GetUserTags(ctx, userName, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetUserTagsResponse(rsp)
+}
+
 // UpdateMemberWithBodyWithResponse Set a member's categories
 //
 // Replaces the member's categories with `categories`, category paths each present in the schema, at
@@ -7862,6 +8046,46 @@ func ParseGetMemberResponse(rsp *http.Response) (*GetMemberResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest MemberResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetUserTagsResponse parses an HTTP response from a GetUserTagsWithResponse call
+func ParseGetUserTagsResponse(rsp *http.Response) (*GetUserTagsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetUserTagsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UserTagsResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -32,6 +32,9 @@ type ServerInterface interface {
 	// GetMember Read a member
 	// (GET /community/users/{userName})
 	GetMember(ctx echo.Context, userName UserName, params GetMemberParams) error
+	// GetUserTags List a user's tags
+	// (GET /community/users/{userName}/tags)
+	GetUserTags(ctx echo.Context, userName UserName, params GetUserTagsParams) error
 	// UpdateMember Set a member's categories
 	// (POST /community/users/{userName}/update)
 	UpdateMember(ctx echo.Context, userName UserName) error
@@ -259,6 +262,31 @@ func (w *ServerInterfaceWrapper) GetMember(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetMember(ctx, userName, params)
+	return err
+}
+
+// GetUserTags converts echo context to params.
+func (w *ServerInterfaceWrapper) GetUserTags(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "userName" -------------
+	var userName UserName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "userName", ctx.Param("userName"), &userName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter userName: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetUserTagsParams
+	// ------------- Optional query parameter "f" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "f", ctx.QueryParams(), &params.F, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter f: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetUserTags(ctx, userName, params)
 	return err
 }
 
@@ -1046,6 +1074,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/portals/:portalId/deleteMemberCategorySchema", wrapper.DeleteMemberCategorySchema, options.OperationMiddlewares["deleteMemberCategorySchema"]...)
 	router.GET(options.BaseURL+"/portals/:portalId/users", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
 	router.GET(options.BaseURL+"/community/users/:userName", wrapper.GetMember, options.OperationMiddlewares["getMember"]...)
+	router.GET(options.BaseURL+"/community/users/:userName/tags", wrapper.GetUserTags, options.OperationMiddlewares["getUserTags"]...)
 	router.POST(options.BaseURL+"/community/users/:userName/update", wrapper.UpdateMember, options.OperationMiddlewares["updateMember"]...)
 	router.POST(options.BaseURL+"/content/users/:userName/moveItems", wrapper.MoveItems, options.OperationMiddlewares["moveItems"]...)
 	router.GET(options.BaseURL+"/content/users/:userName", wrapper.GetUserContent, options.OperationMiddlewares["getUserContent"]...)
@@ -1320,6 +1349,57 @@ func (response GetMember404JSONResponse) VisitGetMemberResponse(w http.ResponseW
 type GetMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response GetMember413JSONResponse) VisitGetMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserTagsRequestObject struct {
+	UserName UserName `json:"userName"`
+	Params   GetUserTagsParams
+}
+
+type GetUserTagsResponseObject interface {
+	VisitGetUserTagsResponse(w http.ResponseWriter) error
+}
+
+type GetUserTags200JSONResponse UserTagsResponse
+
+func (response GetUserTags200JSONResponse) VisitGetUserTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserTags404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetUserTags404JSONResponse) VisitGetUserTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserTags413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GetUserTags413JSONResponse) VisitGetUserTagsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -2876,6 +2956,9 @@ type StrictServerInterface interface {
 	// GetMember Read a member
 	// (GET /community/users/{userName})
 	GetMember(ctx context.Context, request GetMemberRequestObject) (GetMemberResponseObject, error)
+	// GetUserTags List a user's tags
+	// (GET /community/users/{userName}/tags)
+	GetUserTags(ctx context.Context, request GetUserTagsRequestObject) (GetUserTagsResponseObject, error)
 	// UpdateMember Set a member's categories
 	// (POST /community/users/{userName}/update)
 	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
@@ -3095,6 +3178,32 @@ func (sh *strictHandler) GetMember(ctx echo.Context, userName UserName, params G
 		return err
 	} else if validResponse, ok := response.(GetMemberResponseObject); ok {
 		return validResponse.VisitGetMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetUserTags operation middleware
+func (sh *strictHandler) GetUserTags(ctx echo.Context, userName UserName, params GetUserTagsParams) error {
+	var request GetUserTagsRequestObject
+
+	request.UserName = userName
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetUserTags(ctx.Request().Context(), request.(GetUserTagsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetUserTags")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetUserTagsResponseObject); ok {
+		return validResponse.VisitGetUserTagsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -1120,6 +1120,15 @@ type SuccessResponse struct {
 	Success *bool      `json:"success,omitempty"`
 }
 
+// TagCount defines model for TagCount.
+type TagCount struct {
+	// Count How many of the items and groups carry it.
+	Count int32 `json:"count"`
+
+	// Tag The tag, as the items spell it.
+	Tag string `json:"tag"`
+}
+
 // TokenForm defines model for TokenForm.
 type TokenForm struct {
 	ClientId     string  `json:"client_id"`
@@ -1256,6 +1265,12 @@ type UserContentResponse struct {
 	Username *string `json:"username,omitempty"`
 }
 
+// UserTagsResponse A user's tags (`getUserTags`), or the error envelope.
+type UserTagsResponse struct {
+	Error *ErrorBody  `json:"error,omitempty"`
+	Tags  *[]TagCount `json:"tags,omitempty"`
+}
+
 // F `json` (the default when absent) or `pjson` (the same JSON, indented).
 type F = Format
 
@@ -1333,6 +1348,12 @@ type GetSelfParams struct {
 
 // GetMemberParams defines parameters for GetMember.
 type GetMemberParams struct {
+	// F Response format.
+	F *F `form:"f,omitempty" json:"f,omitempty"`
+}
+
+// GetUserTagsParams defines parameters for GetUserTags.
+type GetUserTagsParams struct {
 	// F Response format.
 	F *F `form:"f,omitempty" json:"f,omitempty"`
 }

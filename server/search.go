@@ -425,3 +425,69 @@ func itemFields(v ItemView) fieldFunc {
 		return nil
 	}
 }
+
+// TagCount is a tag and how many of a user's items carry it.
+type TagCount struct {
+	Tag   string
+	Count int
+}
+
+// MaxUserTags bounds UserTags' answer, as the portal bounds it (the
+// contract's maxItems of UserTagsResponse.tags, pinned by a test).
+const MaxUserTags = 1000
+
+// UserTags lists the tags of username's items and groups that p may see (as
+// SearchItems and SearchGroups decide), each with how many of them carry it,
+// sorted alphabetically ignoring case: getUserTags, which the portal answers
+// from "user owned items and groups". An item or group naming a tag twice
+// counts once.
+func (s *Service) UserTags(ctx context.Context, p Principal, username string) ([]TagCount, error) {
+	var out []TagCount
+	err := s.store.View(ctx, func(tx Tx) error {
+		u, err := resolveUser(ctx, tx, username)
+		if err != nil {
+			return err
+		}
+		items, err := tx.AllItems(ctx, u.Username, "")
+		if err != nil {
+			return err
+		}
+		groups, err := tx.Groups(ctx)
+		if err != nil {
+			return err
+		}
+		counts := map[string]int{}
+		count := func(tags []string) {
+			seen := map[string]bool{}
+			for _, t := range tags {
+				if !seen[t] {
+					seen[t] = true
+					counts[t]++
+				}
+			}
+		}
+		for _, it := range items {
+			if it.Access == "" {
+				it.Access = AccessPrivate
+			}
+			if p.canSeeItem(it, u.OrgID) {
+				count(it.Tags)
+			}
+		}
+		for _, g := range groups {
+			if g.Owner == u.Username && p.canSee(g) {
+				count(g.Tags)
+			}
+		}
+		out = make([]TagCount, 0, len(counts))
+		for t, n := range counts {
+			out = append(out, TagCount{Tag: t, Count: n})
+		}
+		slices.SortFunc(out, func(a, b TagCount) int {
+			return cmp.Or(strings.Compare(strings.ToLower(a.Tag), strings.ToLower(b.Tag)), strings.Compare(a.Tag, b.Tag))
+		})
+		out = out[:min(len(out), MaxUserTags)]
+		return nil
+	})
+	return out, wrap("list user tags", err)
+}

@@ -44,6 +44,7 @@ func TestReadsAnswerPost(t *testing.T) {
 		"searchItems":             {"/search", pt.MemberToken, form("q", `owner:jsmith accountid:`+pt.OrgID, "sortField", "title", "num", "2")},
 		"searchGroups":            {"/community/groups", pt.MemberToken, form("q", "accountid:"+pt.OrgID, "sortOrder", "desc")},
 		"getGroup":                {"/community/groups/" + planningGroup, pt.MemberToken, form("f", "pjson")},
+		"getUserTags":             {"/community/users/" + pt.Member + "/tags", pt.MemberToken, form("f", "pjson")},
 		"oauthAuthorize": {"/oauth2/authorize", "", form("client_id", "pythonapi", "response_type", "token",
 			"redirect_uri", p.Root, "state", "s t", "expiration", "600", "style", "dark", "locale", "en-US")},
 		"oauthApproval": {"/oauth2/approval", "", form("code", "0f0f", "state", "x")},

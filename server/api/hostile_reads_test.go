@@ -42,6 +42,16 @@ func readsCatalog() []hostileCase {
 		hostileCase{op: "getGroup", name: "a private group, anonymously", method: "GET", path: g + fieldCrewsGroup, auth: "none", code: 400, detail: "Group does not exist"},
 		hostileCase{op: "getGroup", name: "another organization's private group, to an administrator", method: "GET", path: g + otherPrivateGroup, code: 400, detail: "Group does not exist"},
 	)
+	// getUserTags: a user that does not exist, or cannot be named.
+	tags := func(user string) string { return "/community/users/" + user + "/tags" }
+	cs = append(cs,
+		hostileCase{op: "getUserTags", name: "SQL OR as user name", method: "GET", path: tags(pe(sqlOr)), code: 400, detail: "User does not exist"},
+		hostileCase{op: "getUserTags", name: "user name of 129 characters", method: "GET", path: tags(strings.Repeat("a", 129)), code: 400, detail: "userName: maximum string length is 128"},
+		hostileCase{op: "getUserTags", name: "NUL in user name", method: "GET", path: tags(pe("jsmith\x00")), code: 400, detail: "userName: holds a NUL"},
+		hostileCase{op: "getUserTags", name: "encoded traversal", method: "GET", path: tags("..%2fjsmith"), code: 400, detail: "User does not exist"},
+		hostileCase{op: "getUserTags", name: "f=xml", method: "GET", path: tags(pt.Member), query: "f=xml", code: 400, detail: "f: value is not one of the allowed values"},
+		hostileCase{op: "getUserTags", name: "PUT is not allowed", method: "PUT", path: tags(pt.Member), body: "x", status: 404, code: 404, detail: "Not found"},
+	)
 	return cs
 }
 

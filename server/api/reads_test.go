@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	portalapi "github.com/orgportal/portal-api"
 	pt "github.com/orgportal/portal-api/portaltest"
+	"github.com/orgportal/portal-api/server"
 )
 
 // The demo seed's items and groups (server/seed/demo.yaml) by title.
@@ -224,5 +226,62 @@ func TestPortalHelpers(t *testing.T) {
 			js(a.body["authorizedCrossOriginDomains"]) != "[]" || js(a.body["allowedRedirectUris"]) != "[]" {
 			t.Errorf("portals/self (token %q): %s", token, a.raw)
 		}
+	}
+}
+
+// TestUserTags: a user's tags are those of the items and groups the caller
+// may see (jsmith's group Planning, of access org, is tagged planning), each
+// with how many of them carry it (an item naming a tag twice counts once),
+// sorted ignoring case.
+func TestUserTags(t *testing.T) {
+	onEveryStore(t, func(t *testing.T, p *pt.Portal) {
+		tagged := map[string][]string{
+			pt.RoadsItem:                       {"transport", "Streets"},      // public
+			"2d6f1e0c7b8a49d3a5c4e3f2a1b0c9d8": {"Streets", "planning"},       // Parcels, private
+			"7e8f9a0b1c2d43e5f6a7b8c9d0e1f2a3": {"water", "streets", "water"}, // Hydrants, org
+		}
+		err := p.Store.Update(t.Context(), func(tx server.Tx) error {
+			for id, tags := range tagged {
+				it, err := tx.Item(t.Context(), id)
+				if err != nil {
+					return err
+				}
+				it.Tags = tags
+				if err := tx.PutItem(t.Context(), it); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ who, token, want string }{
+			{"the owner", pt.MemberToken, `[{"count":2,"tag":"planning"},{"count":2,"tag":"Streets"},{"count":1,"tag":"streets"},{"count":1,"tag":"transport"},{"count":1,"tag":"water"}]`},
+			{"a publisher of the organization", pt.PublisherToken, `[{"count":1,"tag":"planning"},{"count":1,"tag":"Streets"},{"count":1,"tag":"streets"},{"count":1,"tag":"transport"},{"count":1,"tag":"water"}]`},
+			{"anonymous", "", `[{"count":1,"tag":"Streets"},{"count":1,"tag":"transport"}]`},
+			{"another organization's user", pt.OtherUserToken, `[{"count":1,"tag":"Streets"},{"count":1,"tag":"transport"}]`},
+		} {
+			a := ok(t, get(t, p, "/community/users/"+pt.Member+"/tags", c.token, nil))
+			if got := js(a.body["tags"]); got != c.want {
+				t.Errorf("%s reads jsmith's tags %s, want %s", c.who, got, c.want)
+			}
+		}
+		a := get(t, p, "/community/users/nobody/tags", pt.MemberToken, nil)
+		if a.errField("message") != "User does not exist or is inaccessible." {
+			t.Errorf("an unknown user's tags: %s", a.raw)
+		}
+	})
+}
+
+// The bound of a user's tags is the contract's.
+func TestUserTagsBoundIsTheContracts(t *testing.T) {
+	doc, err := portalapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := doc.Components.Schemas["UserTagsResponse"].Value.Properties["tags"].Value
+	if tags.MaxItems == nil || *tags.MaxItems != server.MaxUserTags {
+		t.Errorf("UserTagsResponse.tags maxItems %v, server.MaxUserTags %d", tags.MaxItems, server.MaxUserTags)
 	}
 }

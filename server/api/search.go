@@ -31,3 +31,15 @@ func toSearchItem(v server.ItemView) gen.SearchItem {
 		Tags: &tags, Description: ptr(v.Description), Access: gen.SearchItemAccess(v.Access),
 		Created: v.Created.UnixMilli(), Modified: v.Modified.UnixMilli()}
 }
+
+func (h *handlers) GetUserTags(ctx context.Context, r gen.GetUserTagsRequestObject) (gen.GetUserTagsResponseObject, error) {
+	tags, err := h.svc.UserTags(ctx, principal(ctx), r.UserName)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gen.TagCount, len(tags))
+	for i, t := range tags {
+		out[i] = gen.TagCount{Tag: t.Tag, Count: int32(t.Count)}
+	}
+	return gen.GetUserTags200JSONResponse{Tags: &out}, nil
+}

@@ -25,6 +25,7 @@ export const operations = {
   getSelf: { method: "get", path: "/community/self", json: [], csv: [] },
   getSettings: { method: "get", path: "/portals/{portalId}/settings", json: [], csv: [] },
   getUserContent: { method: "get", path: "/content/users/{userName}", json: [], csv: [] },
+  getUserTags: { method: "get", path: "/community/users/{userName}/tags", json: [], csv: [] },
   listMembers: { method: "get", path: "/portals/{portalId}/users", json: [], csv: [] },
   listRoles: { method: "get", path: "/portals/{portalId}/roles", json: [], csv: [] },
   moveItem: { method: "post", path: "/content/users/{userName}/items/{itemId}/move", json: [], csv: [] },

@@ -180,6 +180,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/community/users/{userName}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's tags
+         * @description The tags of the user's items and groups that the caller may see (as `searchItems` and `searchGroups`
+         *     decide), each with the number of those items and groups that carry it, sorted alphabetically ignoring
+         *     case; at most 1,000. An item or group naming a tag twice counts once. A user that does not exist answers
+         *     the error envelope.
+         *
+         *     Also answered to a POST with these parameters as a form body (`application/x-www-form-urlencoded`).
+         */
+        get: operations["getUserTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/community/users/{userName}/update": {
         parameters: {
             query?: never;
@@ -1149,6 +1174,20 @@ export interface components {
             roleId?: string;
             categories: string[];
         };
+        /** @description A user's tags (`getUserTags`), or the error envelope. */
+        UserTagsResponse: {
+            tags?: components["schemas"]["TagCount"][];
+            error?: components["schemas"]["ErrorBody"];
+        };
+        TagCount: {
+            /** @description The tag, as the items spell it. */
+            tag: string;
+            /**
+             * Format: int32
+             * @description How many of the items and groups carry it.
+             */
+            count: number;
+        };
         /** @description A member as the user resource describes it, or the error envelope. */
         MemberResponse: {
             /** @description The user's id, stable for the user's life. */
@@ -1962,6 +2001,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getUserTags: {
+        parameters: {
+            query?: {
+                /** @description Response format. */
+                f?: components["parameters"]["F"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The user's name.
+                 * @example jsmith
+                 */
+                userName: components["parameters"]["UserName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags, or the error envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserTagsResponse"];
                 };
             };
             404: components["responses"]["NotFound"];

@@ -495,7 +495,7 @@ describe("discovery, the per-item move and OAuth tokens", () => {
     assert.equal(e.code, 499);
   });
 
-  test("searchItems, searchGroups and getGroup answer what the caller may see", async () => {
+  test("searchItems, searchGroups, getGroup and getUserTags answer what the caller may see", async () => {
     const mine = await member.get("/search", { params: { query: { q: `owner:${demo.member}`, sortField: "title", num: 100 } } });
     assert.deepEqual(mine.results?.map((i) => [i.title, i.access]), [["Hydrants", "org"], ["Parcels", "private"], ["Roads", "public"]]);
     const open = await anonymous.get("/search", { params: { query: { q: `owner:${demo.member}` } } });
@@ -507,6 +507,10 @@ describe("discovery, the per-item move and OAuth tokens", () => {
     assert.deepEqual([read.title, read.access, read.userMembership?.memberType], ["Planning", "org", "owner"]);
     const hidden = await portalError(() => anonymous.get("/community/groups/{groupId}", { params: { path: { groupId: planning?.id ?? "" } } }));
     assert.equal(hidden.code, 400);
+    // A user's tags: here, those of the group Planning, which an anonymous caller does not see.
+    const tags = await member.get("/community/users/{userName}/tags", { params: { path: { userName: demo.member } } });
+    assert.deepEqual(tags.tags, [{ tag: "planning", count: 1 }]);
+    assert.deepEqual((await anonymous.get("/community/users/{userName}/tags", { params: { path: { userName: demo.member } } })).tags, []);
   });
 
   test("moveItem and moveItemFromFolder: one item, its failure the call's", async () => {
@@ -553,7 +557,7 @@ const pages = new Set(["oauthAuthorize", "oauthSignIn", "oauthApproval"]);
 
 test("every operation of openapi.yaml but the sign-in's pages was called", () => {
   const all = Object.entries(operations).map(([id, o]) => [id, `${o.method} ${o.path}`] as const);
-  assert.equal(all.length, 33);
+  assert.equal(all.length, 34);
   const missed = all.filter(([id, key]) => !pages.has(id) && !called.has(key)).map(([id]) => id);
   assert.deepEqual(missed, []);
 });

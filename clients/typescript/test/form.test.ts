@@ -70,7 +70,7 @@ describe("encodeForm", () => {
     assert.deepEqual(operations.updateMember.csv, ["categories"]);
     assert.deepEqual(operations.moveItems.csv, ["items"]);
     assert.deepEqual(operations.deleteItems.csv, ["items"]);
-    assert.equal(Object.keys(operations).length, 33);
+    assert.equal(Object.keys(operations).length, 34);
   });
 });
 

@@ -134,23 +134,12 @@ func isLoopbackAddr(addr string) bool {
 // of any other kind could be one a web page rebound to the emulator, which
 // would then count as the page's own origin.
 func (s *Server) adminHost(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	host := api.HostName(hostport)
+	if api.NamedHost(host, s.opts.AdminHosts) || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
-	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && (ip.IsLoopback() || s.opts.AllowRemoteAdmin) {
-		return true
-	}
-	for _, h := range s.opts.AdminHosts {
-		if strings.EqualFold(strings.TrimSuffix(h, "."), host) {
-			return true
-		}
-	}
-	return false
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || s.opts.AllowRemoteAdmin)
 }
 
 // readJSON decodes the call's body into v; an empty body leaves v as it is.

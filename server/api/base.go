@@ -191,17 +191,32 @@ func validHost(s string) bool {
 // server: localhost, a loopback address, the address the connection
 // reached, or one of names.
 func ownHost(r *http.Request, hostport string, names []string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
-	if strings.EqualFold(host, "localhost") {
+	host := HostName(hostport)
+	if NamedHost(host, names) {
 		return true
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 		return ip.IsLoopback() || ok && addrIP(local) == ip.Unmap()
+	}
+	return false
+}
+
+// HostName is the host of hostport, a Host header's value: lowercased,
+// without its port, its brackets or a final dot.
+func HostName(hostport string) string {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	return strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+}
+
+// NamedHost reports whether host, as HostName gives it, is localhost or one
+// of names, the names the operator gave the server.
+func NamedHost(host string, names []string) bool {
+	if host == "localhost" {
+		return true
 	}
 	for _, n := range names {
 		if strings.EqualFold(strings.TrimSuffix(n, "."), host) {

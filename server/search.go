@@ -467,9 +467,6 @@ func (s *Service) UserTags(ctx context.Context, p Principal, username string) ([
 			}
 		}
 		for _, it := range items {
-			if it.Access == "" {
-				it.Access = AccessPrivate
-			}
 			if p.canSeeItem(it, u.OrgID) {
 				count(it.Tags)
 			}

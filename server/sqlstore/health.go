@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-
-	"github.com/orgportal/portal-api/server"
 )
 
 // ErrUnhealthy is what a write answers, and Ping reports, when the store
@@ -102,8 +100,8 @@ func (s *Store) Ping(ctx context.Context) error {
 	if s.file.failing() == nil {
 		return nil
 	}
-	return s.update(ctx, func(t server.Tx) error {
-		_, err := t.(*tx).exec(ctx, "UPDATE schema_migrations SET version = version")
+	return s.run(ctx, false, func(t *tx) error {
+		_, err := t.exec(ctx, "UPDATE schema_migrations SET version = version")
 		return err
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -32,12 +31,7 @@ func TestReadmeClientSnippets(t *testing.T) {
 	if os.Getenv("PORTAL_TEST_README_CLIENTS") != "1" {
 		t.Skip("set PORTAL_TEST_README_CLIENTS=1 to run README.md's client snippets (make test-readme-clients)")
 	}
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, readme := readReadme(t)
 	section := readmeSection(t, readme, "Use the portal's own clients")
 	origin, cert := startTLSPortald(t, root)
 
@@ -178,11 +172,7 @@ func TestReadmeClientSnippets(t *testing.T) {
 func startTLSPortald(t *testing.T, root string) (origin, cert string) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "portald")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/portald")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/portald: %v\n%s", err, out)
-	}
+	goBuild(t, root, bin, "./cmd/portald")
 	cmd := exec.Command(bin, "-tls", "-addr", "127.0.0.1:0", "-db", ":memory:", "-log-level", "warn")
 	cmd.Dir = t.TempDir()
 	line := startCommand(t, cmd)

@@ -208,6 +208,17 @@ func TestReadmeSnippets(t *testing.T) {
 	}
 }
 
+// goBuild builds the checkout's package pkg into bin.
+func goBuild(t *testing.T, root, bin, pkg string) {
+	t.Helper()
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+}
+
+// readReadme returns the checkout's root and its README.md.
 func readReadme(t *testing.T) (root string, readme []byte) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
@@ -249,13 +260,8 @@ func newSnippetRun(t *testing.T, root string, readme []byte) *snippetRun {
 	s := &snippetRun{root: root, readme: readme}
 	bins := outsideCheckout(t, root)
 	s.bin, s.conformance = filepath.Join(bins, "portald"), filepath.Join(bins, "conformance")
-	for bin, pkg := range map[string]string{s.bin: "./cmd/portald", s.conformance: "./cmd/conformance"} {
-		build := exec.Command("go", "build", "-o", bin, pkg)
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	goBuild(t, root, s.bin, "./cmd/portald")
+	goBuild(t, root, s.conformance, "./cmd/conformance")
 	help, _ := exec.Command(s.bin, "-h").CombinedOutput()
 	s.help = string(help)
 

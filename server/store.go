@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync/atomic"
 	"time"
@@ -66,11 +65,10 @@ func LeaveUpdate(ctx context.Context) {
 type Store interface {
 	// Update runs fn in a read-write transaction and commits it when fn
 	// returns nil. It retries fn on serialization conflicts, so fn must have
-	// no effect outside tx. A panic in fn is raised again in the caller,
-	// as it is or, by a store that ran fn on a goroutine of its own, as a
-	// *PanicError holding it. It is not reentrant: fn must not make another
-	// Update (nor a Reset); one made with a request's context is refused
-	// (ErrNestedUpdate, see EnterUpdate).
+	// no effect outside tx. fn runs on the caller's goroutine: a panic in
+	// it goes on in the caller with its stack. It is not reentrant: fn must
+	// not make another Update (nor a Reset); one made with a request's
+	// context is refused (ErrNestedUpdate, see EnterUpdate).
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// View runs fn in a read-only transaction.
 	View(ctx context.Context, fn func(tx Tx) error) error
@@ -87,35 +85,6 @@ type Store interface {
 	Dump(ctx context.Context, w io.Writer) error
 	// Close releases the store.
 	Close() error
-}
-
-// PanicError is what an Update raises in its caller when fn panicked on
-// another goroutine (SQLite's group commit runs every fn on its committer's):
-// the value fn panicked with and that goroutine's stack at the panic, which
-// raising the value alone would lose. errors.Is and errors.As see an error
-// value through it.
-type PanicError struct {
-	Value any
-	Stack []byte
-}
-
-func (p *PanicError) Error() string {
-	return fmt.Sprintf("%v\n\ngoroutine of the Update's fn:\n%s", p.Value, p.Stack)
-}
-
-// Unwrap returns the value when it is an error.
-func (p *PanicError) Unwrap() error {
-	err, _ := p.Value.(error)
-	return err
-}
-
-// PanicValue returns what fn panicked with, given what a caller of Update
-// recovered: the value of a *PanicError, or the recovered value itself.
-func PanicValue(recovered any) any {
-	if p, ok := recovered.(*PanicError); ok {
-		return p.Value
-	}
-	return recovered
 }
 
 // TokenWatch is implemented by a Store that several processes may share: it

@@ -1,12 +1,12 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"time"
 
 	sqlite3 "modernc.org/sqlite" // also registers the "sqlite" driver
@@ -16,8 +16,8 @@ import (
 )
 
 // The SQLite store: one file (or ":memory:") of one process. Reads run in
-// transactions of their own (view); writes run one at a time on the
-// committer's goroutine, grouped (update, groupcommit.go).
+// transactions of their own (view); writes run one at a time, each on its
+// caller's goroutine, grouped (Update, groupcommit.go).
 
 // sqlitePragmas configures every SQLite connection:
 //   - busy_timeout comes first so the other pragmas wait for a lock held by
@@ -25,7 +25,7 @@ import (
 //   - WAL lets readers (View) run beside the one writer;
 //   - synchronous(FULL) syncs the WAL at every commit, so a committed Update
 //     survives a process kill and a power loss alike (NORMAL would survive
-//     only the former); the Updates committed together by the committer
+//     only the former); the Updates committed together by the writer
 //     share one fsync;
 //   - _txlock=immediate makes every read-write transaction BEGIN IMMEDIATE:
 //     it takes the write lock up front, so transactions never upgrade a read
@@ -68,59 +68,49 @@ func firstConnection(ctx context.Context, db *sql.DB) error {
 	}
 }
 
-// update runs fn in the committer's next group and returns its outcome,
-// raising fn's panic again in this goroutine. It vouches for the write: one
+// Update implements server.Store: on SQLite fn runs on the caller's
+// goroutine in the writer's open group (groupcommit.go), on PostgreSQL in a
+// transaction of its own (retryPG). Update vouches for a SQLite write: one
 // whose file is no longer the store's is reported failed although SQLite
 // committed it, for nothing will read it again; a commit that failed marks
 // the store failing until one succeeds.
-func (s *Store) update(ctx context.Context, fn func(server.Tx) error) error {
-	if err := ctx.Err(); err != nil {
+func (s *Store) Update(ctx context.Context, fn func(tx server.Tx) error) error {
+	if err := server.EnterUpdate(ctx); err != nil {
 		return err
 	}
-	j := &job{ctx: ctx, fn: fn, done: make(chan struct{})}
-	if s.file != nil {
-		// Checked once per group after its COMMIT, not once per Update.
-		j.verify = s.file
+	defer server.LeaveUpdate(ctx)
+	if s.d == postgres {
+		return s.retryPG(ctx, false, fn)
 	}
-	if err := s.gc.q.push(j); err != nil {
+	g, err := s.w.take(ctx)
+	if err != nil {
 		return err
 	}
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-		if j.state.CompareAndSwap(queued, abandoned) {
-			return ctx.Err()
+	returned := false
+	defer func() {
+		if !returned { // fn panicked or called runtime.Goexit, which goes on
+			_ = s.w.settle(g, false)
 		}
-		// It runs or has run: its outcome is the truth, whatever ctx says.
-		<-j.done
-	}
-	r := j.res
-	switch {
-	case r.panicked:
-		panic(r.panicVal)
-	case r.goexit:
-		runtime.Goexit()
-	case s.file == nil:
-		return r.err
-	}
-	err := r.err
-	if err == nil && s.commitFault != nil {
+	}()
+	fnErr := fn(g.t)
+	returned = true
+	err = s.w.settle(g, fnErr == nil)
+	if err == nil && fnErr == nil && s.commitFault != nil {
 		err = s.commitFault()
 	}
-	if err != nil && !r.fnFailed && ctx.Err() == nil {
-		// Not fn's own answer, nor the caller giving up: the commit failed.
+	switch {
+	case s.file == nil || fnErr != nil && err == nil:
+		return cmp.Or(err, fnErr)
+	case err != nil:
 		s.file.committed(err)
 		return fmt.Errorf("%w: %w", ErrUnhealthy, err)
 	}
-	if err == nil {
-		s.file.committed(nil)
-		return r.verified
-	}
-	return err
+	s.file.committed(nil)
+	return g.verified
 }
 
 // view runs fn in a read-only transaction of its own: WAL lets it run
-// beside the committer's group, and it sees the state after some group.
+// beside the writer's group, and it sees the state after some group.
 func (s *Store) view(ctx context.Context, fn func(server.Tx) error) error {
 	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {

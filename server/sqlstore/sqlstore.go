@@ -36,13 +36,13 @@ type Store struct {
 	pool  *pgxpool.Pool
 	d     dialect
 	stmts *stmtCache // SQLite only
-	// gc runs every read-write transaction on SQLite (see committer), so
+	// w runs every read-write transaction on SQLite (see writer), so
 	// that concurrent Updates share a COMMIT and its fsync. SQLite has a
 	// single writer anyway; queueing here rather than in SQLite's busy
 	// handler (which polls with sleeps) keeps writers of this process in
 	// order and leaves busy_timeout for other processes sharing the file.
 	// nil on PostgreSQL.
-	gc *committer
+	w *writer
 	// file is the SQLite file as opened, to notice it deleted or replaced
 	// and commits failing; nil for PostgreSQL and ":memory:".
 	file *fileIdentity
@@ -132,7 +132,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	if s.d == sqlite {
-		s.gc = newCommitter(s.db, s.stmts)
+		var verify func() error
+		if s.file != nil {
+			verify = s.file.gone
+		}
+		s.w = newWriter(s.db, s.stmts, verify)
 	}
 	return s, nil
 }
@@ -140,20 +144,6 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 // PGConns sizes the pool of PostgreSQL connections for the machine: a few per
 // core keep the server busy while some wait on the network or a row lock.
 func PGConns() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
-
-// Update implements server.Store: on SQLite fn joins the committer's next
-// group (update); on PostgreSQL it runs in a transaction of its own
-// (retryPG).
-func (s *Store) Update(ctx context.Context, fn func(tx server.Tx) error) error {
-	if err := server.EnterUpdate(ctx); err != nil {
-		return err
-	}
-	defer server.LeaveUpdate(ctx)
-	if s.d == postgres {
-		return s.retryPG(ctx, false, fn)
-	}
-	return s.update(ctx, fn)
-}
 
 // View implements server.Store: fn runs in a read-only transaction of its
 // own.
@@ -171,8 +161,8 @@ func (s *Store) Close() error {
 		s.stopWatch()
 		<-s.watchDone
 	}
-	if s.gc != nil {
-		s.gc.close()
+	if s.w != nil {
+		s.w.close()
 	}
 	s.stmts.close()
 	err := s.db.Close()

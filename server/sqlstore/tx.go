@@ -32,17 +32,17 @@ type tx struct {
 	// READ COMMITTED); see server.Tx for which and in what order.
 	lock  bool
 	stmts *stmtCache // nil: queries are prepared each time
-	// bound holds the cached statements bound to tx, for a committer
-	// group's transaction, shared by the jobs that run in it one after
+	// bound holds the cached statements bound to tx, for a writer's
+	// group's transaction, shared by the fns that run in it one after
 	// another (see stmtContext); nil elsewhere, which binds them anew each
 	// time.
 	bound map[*sql.Stmt]*sql.Stmt
 }
 
 // stmtContext is the context a statement of fn runs with, given fn's. In a
-// committer group a job's context ending must not interrupt a statement:
+// writer's group a fn's context ending must not interrupt a statement:
 // SQLite would roll the whole transaction back, the writes of the group's
-// other jobs with it. The job is stopped before its next statement instead,
+// other fns with it. The fn is stopped before its next statement instead,
 // and its savepoint rolled back. The statement gets a context that never
 // ends (neither database/sql nor the driver reads a context's values).
 func (t *tx) stmtContext(ctx context.Context) (context.Context, error) {

@@ -86,6 +86,9 @@ var demoSeed = sync.OnceValue(seed.Demo)
 // Context+"/sharing/rest", /health, /openapi.yaml, /docs and /emulator/.
 // It is safe for concurrent use.
 type Server struct {
+	// handler is the API's: its ServeHTTP is the Server's, and it asks the
+	// emulator's own endpoints first (own).
+	handler
 	opts   Options
 	store  server.Store
 	seed   *seed.File
@@ -148,7 +151,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return fail(err)
 	}
-	s.api = a
+	s.api, s.handler = a, a
 	s.operations = a.Operations()
 	s.admin = s.adminHandler()
 	return s, nil
@@ -164,22 +167,21 @@ func (s *Server) newAPI() (*api.API, error) {
 		Logger: s.opts.Logger, Now: s.clock.now, Hooks: s.hooks(), DefaultOrganization: defaultOrg,
 		TrustedProxies: s.opts.TrustedProxies,
 		Hosts:          s.opts.AdminHosts,
+		Before:         s.own,
 	})
 }
 
-// ServeHTTP answers the portal's API and the emulator's endpoints.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// handler names the Server's embedded http.Handler without exporting it.
+type handler = http.Handler
+
+// own answers the emulator's endpoints (api.Config.Before): the API's
+// ServeHTTP, which the Server's is, asks it first.
+func (s *Server) own(w http.ResponseWriter, r *http.Request) bool {
 	if r.URL.Path == adminPrefix[:len(adminPrefix)-1] || strings.HasPrefix(r.URL.Path, adminPrefix) {
-		// The endpoints compare a page's Origin with their own origin:
-		// forwarding headers count only from the proxies named.
-		api.TrustForwarding(r, s.opts.TrustedProxies)
 		s.admin.ServeHTTP(w, r)
-		return
+		return true
 	}
-	if s.serveContract(w, r) {
-		return
-	}
-	s.api.ServeHTTP(w, r)
+	return s.serveContract(w, r)
 }
 
 // Store is the store the emulator serves. Writes made through it are seen

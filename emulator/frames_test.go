@@ -19,9 +19,8 @@ import (
 // maxSettingsUpdateFrames bounds the functions of this module a settings/update
 // passes through from the connection to its SQL, on every goroutine it
 // crosses, so that a request's path stays short enough to read in one
-// sitting: 19 today (24 before the store's and the transport's layers were
-// cut); the aim is 14.
-const maxSettingsUpdateFrames = 19
+// sitting (24 before the store's and the transport's layers were cut).
+const maxSettingsUpdateFrames = 14
 
 var registerCapture sync.Once
 
@@ -35,8 +34,8 @@ var stacks struct {
 // SQLite file, writes through the group commit) from net/http's connection to
 // its UPSERT: a trigger on the settings table calls a Go function that dumps
 // every goroutine's stack while the statement runs. The goroutine running the
-// statement and the request's goroutine (the same one, or the one waiting for
-// the group commit) are counted.
+// statement and, were it another, the request's goroutine are counted (the
+// group commit runs each fn on its caller's goroutine).
 func TestSettingsUpdateFrames(t *testing.T) {
 	registerCapture.Do(func() {
 		err := sqlite.RegisterScalarFunction("capture_stacks", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {

@@ -54,6 +54,10 @@ type Config struct {
 	// Forwarded and X-Forwarded-* headers are believed (TrustForwarding);
 	// none by default.
 	TrustedProxies []netip.Prefix
+	// Before, when not nil, answers the requests it claims (reporting true)
+	// before the API routes them, with no CORS and no log of the API's: the
+	// emulator's own endpoints.
+	Before func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // DefaultBodyBytesInFlight is the default bound on the bytes of all bodies
@@ -72,18 +76,18 @@ type srv struct {
 // API is the HTTP handler of the API and its side routes (/health,
 // /openapi.yaml, /docs).
 type API struct {
-	http.Handler
-	svc *server.Service
+	s   *srv
+	e   *echo.Echo
 	ops map[string]*operation
 }
 
 // ForgetTokens empties the token cache, for an owner that reset the store
 // behind the API's back: no token of the old state is honoured.
-func (a *API) ForgetTokens() { a.svc.ForgetTokens() }
+func (a *API) ForgetTokens() { a.s.svc.ForgetTokens() }
 
 // ForgetSignins forgets the failed sign-ins counted by the throttle, for an
 // owner that reset the store to its seed.
-func (a *API) ForgetSignins() { a.svc.ForgetSignins() }
+func (a *API) ForgetSignins() { a.s.svc.ForgetSignins() }
 
 // New returns the API on cfg.Store.
 func New(cfg Config) (*API, error) {
@@ -136,7 +140,6 @@ func New(cfg Config) (*API, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.logRequests)
 	e.GET("/health", s.health)
 	e.GET("/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml; charset=utf-8", portalapi.YAML)
@@ -203,29 +206,69 @@ func New(cfg Config) (*API, error) {
 		c.SetRequest(c.Request().WithContext(&requestState{Context: c.Request().Context(), pretty: q.Get("f") == "pjson"}))
 		return errNotFound
 	})
-	return &API{Handler: s.front(e), svc: s.svc, ops: ops}, nil
+	return &API{s: s, e: e, ops: ops}, nil
 }
 
-// front is what every request meets before echo routes it (plain
-// net/http, as an echo Pre middleware would cost each request a closure):
-// a path starting with repeated slashes is served as if it started with one,
-// as the portal's web servers do (the ArcGIS API for Python writes
-// //sharing/rest/ for a portal without a context); a web page's preflight is
-// answered, and answers to pages carry their origin (cors).
-func (s *srv) front(e *echo.Echo) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u := r.URL; strings.HasPrefix(u.Path, "//") {
-			u.Path = "/" + strings.TrimLeft(u.Path, "/")
-			if u.RawPath != "" {
-				u.RawPath = "/" + strings.TrimLeft(u.RawPath, "/")
+// ServeHTTP is what every request meets, routed by echo in it rather than
+// in echo's own ServeHTTP so that one function of this package, not three,
+// stands between the connection and an operation's middleware:
+//   - a path starting with repeated slashes is served as if it started with
+//     one, as the portal's web servers do (the ArcGIS API for Python writes
+//     //sharing/rest/ for a portal without a context);
+//   - the forwarding headers of trusted proxies are believed;
+//   - Config.Before answers what it claims;
+//   - a web page's preflight is answered, and answers to pages carry their
+//     origin (cors);
+//   - after the route's handler, in one deferred function: a panic becomes
+//     a logged 500 envelope, whose client never sees the panic's text; an
+//     error is answered through the error handler; the request is logged.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s := a.s
+	if u := r.URL; strings.HasPrefix(u.Path, "//") {
+		u.Path = "/" + strings.TrimLeft(u.Path, "/")
+		if u.RawPath != "" {
+			u.RawPath = "/" + strings.TrimLeft(u.RawPath, "/")
+		}
+	}
+	TrustForwarding(r, s.cfg.TrustedProxies)
+	if s.cfg.Before != nil && s.cfg.Before(w, r) {
+		return
+	}
+	if s.cors(w, r) {
+		return
+	}
+	c := a.e.AcquireContext()
+	c.Reset(r, w)
+	start := time.Now()
+	var err error
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
 			}
+			err = fmt.Errorf("panic: %v", p)
 		}
-		TrustForwarding(r, s.cfg.TrustedProxies)
-		if s.cors(w, r) {
-			return
+		if err != nil {
+			if s.cfg.Hooks != nil && routingMiss(err) {
+				s.unmatched(c, start)
+			}
+			c.Error(err)
 		}
-		e.ServeHTTP(w, r)
-	})
+		// Checked first: the arguments would be built even when dropped.
+		if ctx := c.Request().Context(); s.log.Enabled(ctx, slog.LevelInfo) {
+			// A record of its own, as slog's documentation shows for a
+			// wrapper: Logger.LogAttrs would take the stack for the
+			// caller's position, which is always this line.
+			now := time.Now()
+			rec := slog.NewRecord(now, slog.LevelInfo, "request", 0)
+			rec.AddAttrs(slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
+				slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size), slog.Duration("duration", now.Sub(start)))
+			_ = s.log.Handler().Handle(ctx, rec)
+		}
+		a.e.ReleaseContext(c)
+	}()
+	a.e.Router().Find(r.Method, echo.GetPath(r), c)
+	err = c.Handler()(c)
 }
 
 // groupRouter lets the generated registration add its routes to a group.
@@ -316,43 +359,6 @@ func (r groupRouter) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc)
 }
 func (r groupRouter) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
 	return r.register(http.MethodTrace, p, h, m)
-}
-
-// logRequests serves a request and then, in one deferred function (no frame
-// of its own under the request): turns a panic into a logged 500 envelope,
-// whose client never sees the panic's text; answers an error through the
-// error handler; logs the request.
-func (s *srv) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) (err error) {
-		start := time.Now()
-		defer func() {
-			if r := recover(); r != nil {
-				if r == http.ErrAbortHandler {
-					panic(r)
-				}
-				err = fmt.Errorf("panic: %v", r)
-			}
-			if err != nil {
-				if s.cfg.Hooks != nil && routingMiss(err) {
-					s.unmatched(c, start)
-				}
-				c.Error(err)
-				err = nil
-			}
-			// Checked first: the arguments would be built even when dropped.
-			if ctx := c.Request().Context(); s.log.Enabled(ctx, slog.LevelInfo) {
-				// A record of its own, as slog's documentation shows for a
-				// wrapper: Logger.LogAttrs would take the stack for the
-				// caller's position, which is always this line.
-				now := time.Now()
-				r := slog.NewRecord(now, slog.LevelInfo, "request", 0)
-				r.AddAttrs(slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
-					slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size), slog.Duration("duration", now.Sub(start)))
-				_ = s.log.Handler().Handle(ctx, r)
-			}
-		}()
-		return next(c)
-	}
 }
 
 // writeResponse writes every success answer itself, so that f=pjson and the

@@ -101,7 +101,7 @@ type Answer struct {
 // the emulator's own, which never reach the API). With it a client's author
 // sees what their client asked for that the server does not have. Its Form
 // is the query and a form body of up to freeBodyBytes; nothing validated it.
-// logRequests calls it, rather than a middleware of its own, which would
+// API.ServeHTTP calls it, rather than a middleware of its own, which would
 // cost every call an allocation.
 func (s *srv) unmatched(c echo.Context, start time.Time) {
 	r := c.Request()

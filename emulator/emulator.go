@@ -84,7 +84,8 @@ var demoSeed = sync.OnceValue(seed.Demo)
 
 // Server is a running emulator: an http.Handler for the portal's API under
 // Context+"/sharing/rest", /health, /openapi.yaml, /docs and /emulator/.
-// It is safe for concurrent use.
+// Its ServeHTTP is the API's (api.API.ServeHTTP), which asks the emulator
+// for its own endpoints first. It is safe for concurrent use.
 type Server struct {
 	// handler is the API's: its ServeHTTP is the Server's, and it asks the
 	// emulator's own endpoints first (own).
@@ -173,6 +174,8 @@ func (s *Server) newAPI() (*api.API, error) {
 
 // handler names the Server's embedded http.Handler without exporting it.
 type handler = http.Handler
+
+var _ http.Handler = (*Server)(nil)
 
 // own answers the emulator's endpoints (api.Config.Before): the API's
 // ServeHTTP, which the Server's is, asks it first.

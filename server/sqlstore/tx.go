@@ -77,70 +77,38 @@ func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
 
 var _ server.Tx = (*tx)(nil)
 
-// runner returns what runs the statements: the SQLite or the PostgreSQL
-// transaction.
-func (t *tx) runner() runner {
-	if t.tx != nil {
-		return sqlRunner{t.tx}
-	}
-	return t.pg
-}
-
-// runner runs statements: a transaction of either dialect.
-type runner interface {
-	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, q string, args ...any) (rows, error)
-	QueryRowContext(ctx context.Context, q string, args ...any) scanner
-}
-
-// sqlRunner is a runner over database/sql.
-type sqlRunner struct {
-	q interface {
-		ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
-		QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
-		QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
-	}
-}
-
-func (r sqlRunner) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return r.q.ExecContext(ctx, q, args...)
-}
-
-func (r sqlRunner) QueryContext(ctx context.Context, q string, args ...any) (rows, error) {
-	rs, err := r.q.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return rs, nil
-}
-
-func (r sqlRunner) QueryRowContext(ctx context.Context, q string, args ...any) scanner {
-	return r.q.QueryRowContext(ctx, q, args...)
-}
-
+// exec, query and queryRow run q, written for SQLite, in the transaction:
+// on PostgreSQL through pgx (pgTx), on SQLite through the statement cache
+// when q is in it.
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if t.readOnly {
 		return nil, errReadOnly
 	}
+	if t.pg != nil {
+		return t.pg.ExecContext(ctx, t.d.rebind(q), args...)
+	}
 	ctx, err := t.stmtContext(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
+	if st := t.stmt(ctx, q); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return t.runner().ExecContext(ctx, t.d.rebind(q), args...)
+	return t.tx.ExecContext(ctx, q, args...)
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (rows, error) {
+	if t.pg != nil {
+		return t.pg.QueryContext(ctx, t.d.rebind(q), args...)
+	}
 	ctx, err := t.stmtContext(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
+	if st := t.stmt(ctx, q); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	return t.runner().QueryContext(ctx, t.d.rebind(q), args...)
+	return t.tx.QueryContext(ctx, q, args...)
 }
 
 // scanner is one row to scan: a *sql.Row, a pgx row, or the error that kept
@@ -173,14 +141,17 @@ type errRow struct{ err error }
 func (e errRow) Scan(...any) error { return e.err }
 
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) scanner {
+	if t.pg != nil {
+		return t.pg.QueryRowContext(ctx, t.d.rebind(q), args...)
+	}
 	ctx, err := t.stmtContext(ctx)
 	if err != nil {
 		return errRow{err}
 	}
-	if st := t.stmt(ctx, t.d.rebind(q)); st != nil {
+	if st := t.stmt(ctx, q); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return t.runner().QueryRowContext(ctx, t.d.rebind(q), args...)
+	return t.tx.QueryRowContext(ctx, q, args...)
 }
 
 // locking returns clause when the tx locks what it reads, else "".

@@ -70,23 +70,15 @@ func (s *Store) RestoreSnapshot(ctx context.Context, name string) error {
 // Snapshots lists the snapshots by name.
 func (s *Store) Snapshots(ctx context.Context) ([]Snapshot, error) {
 	var out []Snapshot
-	err := s.run(ctx, true, func(t *tx) error {
-		out = out[:0]
-		rows, err := t.query(ctx, "SELECT name, created_ms FROM snapshots ORDER BY name COLLATE BINARY")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+	err := s.run(ctx, true, func(t *tx) (err error) {
+		out, err = queryAll(ctx, t, "snapshots", func(sc scanner) (Snapshot, error) {
 			var sn Snapshot
 			var ms int64
-			if err := rows.Scan(&sn.Name, &ms); err != nil {
-				return err
-			}
+			err := sc.Scan(&sn.Name, &ms)
 			sn.Created = fromMS(ms)
-			out = append(out, sn)
-		}
-		return rows.Err()
+			return sn, err
+		}, "SELECT name, created_ms FROM snapshots ORDER BY name COLLATE BINARY")
+		return err
 	})
 	return out, err
 }

@@ -12,20 +12,8 @@ import (
 // refresh tokens and applications' tokens; and the custom roles listed.
 
 func (t *tx) Roles(ctx context.Context, orgID string) ([]server.CustomRole, error) {
-	rows, err := t.query(ctx, "SELECT id, privileges FROM roles WHERE org_id = ? ORDER BY id COLLATE BINARY", orgID)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: list roles: %w", err)
-	}
-	defer rows.Close()
-	var out []server.CustomRole
-	for rows.Next() {
-		r, err := scanRole(rows, orgID)
-		if err != nil {
-			return nil, fmt.Errorf("sqlstore: list roles: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, t, "roles", func(sc scanner) (server.CustomRole, error) { return scanRole(sc, orgID) },
+		"SELECT id, privileges FROM roles WHERE org_id = ? ORDER BY id COLLATE BINARY", orgID)
 }
 
 func (t *tx) DeleteToken(ctx context.Context, token string) error {

@@ -599,26 +599,13 @@ func (t *tx) Folder(ctx context.Context, owner, id string) (server.Folder, error
 }
 
 func (t *tx) Folders(ctx context.Context, owner string) ([]server.Folder, error) {
-	rows, err := t.query(ctx, `SELECT id, title, created_ms FROM folders WHERE owner = ?
-		ORDER BY created_ms, id COLLATE BINARY`, owner)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: list folders: %w", err)
-	}
-	defer rows.Close()
-	var folders []server.Folder
-	for rows.Next() {
+	return queryAll(ctx, t, "folders", func(sc scanner) (server.Folder, error) {
 		f := server.Folder{Owner: owner}
 		var created int64
-		if err := rows.Scan(&f.ID, &f.Title, &created); err != nil {
-			return nil, fmt.Errorf("sqlstore: list folders: %w", err)
-		}
+		err := sc.Scan(&f.ID, &f.Title, &created)
 		f.Created = fromMS(created)
-		folders = append(folders, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlstore: list folders: %w", err)
-	}
-	return folders, nil
+		return f, err
+	}, "SELECT id, title, created_ms FROM folders WHERE owner = ? ORDER BY created_ms, id COLLATE BINARY", owner)
 }
 
 func (t *tx) PutFolder(ctx context.Context, f server.Folder) error {

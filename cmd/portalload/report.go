@@ -64,7 +64,7 @@ func runReport(ctx context.Context, out io.Writer, cfg reportConfig) error {
 	if err := writeSeed(seed); err != nil {
 		return err
 	}
-	p, f, err := startPair(ctx, cfg.portald, cfg.floor, "-db", filepath.Join(dir, "load.db"), "-seed", seed, "-log-level", "warn")
+	p, f, err := startPair(ctx, []string{cfg.portald, "-db", filepath.Join(dir, "load.db"), "-seed", seed, "-log-level", "warn"}, []string{cfg.floor})
 	if err != nil {
 		return err
 	}
@@ -203,27 +203,26 @@ func startups(ctx context.Context, cfg reportConfig, dir string, fresh bool) (ti
 	return times[len(times)/2], rss, nil
 }
 
-// startPair starts portald (with args) and the floor server and waits until
-// both answer /health; on an error neither is left running.
-func startPair(ctx context.Context, portald, floor string, args ...string) (p, f *proc, err error) {
-	if p, err = startServer(ctx, portald, args...); err != nil {
+// startPair starts two servers, each a binary followed by its arguments, and
+// waits until both answer /health; on an error neither is left running.
+func startPair(ctx context.Context, first, second []string) (a, b *proc, err error) {
+	if a, err = startServer(ctx, first[0], first[1:]...); err != nil {
 		return nil, nil, err
 	}
-	if f, err = startServer(ctx, floor); err != nil {
-		p.stop()
+	if b, err = startServer(ctx, second[0], second[1:]...); err != nil {
+		a.stop()
 		return nil, nil, err
 	}
-	for _, s := range []*proc{p, f} {
+	for _, s := range []*proc{a, b} {
 		if _, err := s.waitHealthy(ctx, time.Now()); err != nil {
-			p.stop()
-			f.stop()
+			a.stop()
+			b.stop()
 			return nil, nil, err
 		}
 	}
-	return p, f, nil
+	return a, b, nil
 }
 
-// startServer starts bin with args on a free loopback port (-addr).
 func startServer(ctx context.Context, bin string, args ...string) (*proc, error) {
 	port, err := freePort()
 	if err != nil {

@@ -93,7 +93,8 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 	defer os.RemoveAll(dir)
 	var servers [2]wrkServer
 	if cfg.baseline != "" {
-		n, b, err := startPortaldPair(ctx, cfg.portald, cfg.baseline, dir)
+		// Each build with its default flags, on a SQLite file of its own.
+		n, b, err := startPair(ctx, []string{cfg.portald, "-db", filepath.Join(dir, "new.db")}, []string{cfg.baseline, "-db", filepath.Join(dir, "base.db")})
 		if err != nil {
 			return err
 		}
@@ -101,7 +102,7 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 		defer b.stop()
 		servers = [2]wrkServer{{name: "new", p: n}, {name: "base", p: b}}
 	} else {
-		p, f, err := startPair(ctx, cfg.portald, cfg.floor, "-db", filepath.Join(dir, "portal.db"))
+		p, f, err := startPair(ctx, []string{cfg.portald, "-db", filepath.Join(dir, "portal.db")}, []string{cfg.floor})
 		if err != nil {
 			return err
 		}
@@ -150,27 +151,6 @@ func runWrk(ctx context.Context, out io.Writer, cfg wrkConfig) error {
 	fmt.Fprintf(out, "CPU per request, portald ÷ floor: %.2f×  (target ≤ %.1f×: %s)\n", cpuRatio, targetCPURatio, met(cpuRatio <= targetCPURatio))
 	fmt.Fprintf(out, "throughput, portald ÷ floor: %.2f  (target ≥ %.1f: %s)\n", rateRatio, targetThroughputRatio, met(rateRatio >= targetThroughputRatio))
 	return nil
-}
-
-// startPortaldPair starts two portald binaries with their default flags,
-// each on a SQLite file of its own in dir, and waits until both answer
-// /health; on an error neither is left running.
-func startPortaldPair(ctx context.Context, newBin, baseBin, dir string) (n, b *proc, err error) {
-	if n, err = startServer(ctx, newBin, "-db", filepath.Join(dir, "new.db")); err != nil {
-		return nil, nil, err
-	}
-	if b, err = startServer(ctx, baseBin, "-db", filepath.Join(dir, "base.db")); err != nil {
-		n.stop()
-		return nil, nil, err
-	}
-	for _, s := range []*proc{n, b} {
-		if _, err := s.waitHealthy(ctx, time.Now()); err != nil {
-			n.stop()
-			b.stop()
-			return nil, nil, err
-		}
-	}
-	return n, b, nil
 }
 
 // baselineRatios is the new build's figures over the old one's, one of

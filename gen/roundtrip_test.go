@@ -70,7 +70,8 @@ func TestFormRoundTrip(t *testing.T) {
 
 	banner := gen.InformationalBanner{Text: ptr("Read-only & \"quoted\""), BgColor: ptr("grey"), FontColor: ptr("#FFFFFF"), Enabled: ptr(true)}
 	notice := gen.AccessNotice{Title: ptr("Terms"), Text: ptr("Accept?"), Buttons: ptr(gen.AcceptAndDecline), Enabled: ptr(false)}
-	props := gen.PortalConfigProperties{TokenExpiration: ptr(int32(120)), HttpsDomains: &[]string{"example.org"}}
+	props := gen.PortalConfigProperties{"tokenExpiration": 120.0, "httpsDomains": []any{"example.org"},
+		"webEditorInstalled": true} // a property the contract does not name
 	resp, err := cl.UpdateSettingsWithFormdataBodyWithResponse(ctx, "self", gen.UpdateSettingsForm{
 		InformationalBanner:    ptr(wire.MustEncodeJSON(banner)),
 		AnonymousAccessNotice:  ptr(wire.MustEncodeJSON(notice)),
@@ -100,7 +101,7 @@ func TestFormRoundTrip(t *testing.T) {
 		t.Errorf("server decoded notice %+v", gotNotice)
 	}
 	gotProps, _ := rec.settings.Body.PortalConfigProperties.Decode()
-	if *gotProps.TokenExpiration != 120 || (*gotProps.HttpsDomains)[0] != "example.org" {
+	if !reflect.DeepEqual(gotProps, props) {
 		t.Errorf("server decoded properties %+v", gotProps)
 	}
 	if rec.settings.PortalId != "self" {

@@ -878,56 +878,7 @@ type OAuthTokenResponse struct {
 // viewer (boolean); accessibility of the web app builder (boolean); proxy used for configured utility
 // services (for a disconnected environment); installed flag of the Web Editor setup (boolean, 11.3);
 // installed flags of the topographic production and of the data pipelines web apps (boolean, 11.5).
-type PortalConfigProperties struct {
-	// ConfigurePortalHostedEnv Host name of the hosted environment used by the portal configuration.
-	ConfigurePortalHostedEnv *string `json:"configurePortalHostedEnv,omitempty"`
-
-	// ExtentService Service that updates or sets the extent of a web map item. A tiled map service in WGS84 (WKID 4326).
-	ExtentService *string `json:"extentService,omitempty"`
-
-	// FooterLinks Links shown in every page footer (terms of use, privacy, contact, report abuse). Default empty.
-	FooterLinks *[]FooterLink `json:"footerLinks,omitempty"`
-
-	// GcsBasemapService Basemap for OGC WMS services that do not support Web Mercator.
-	GcsBasemapService *string `json:"gcsBasemapService,omitempty"`
-
-	// HttpsDomains Federated server domains that the classic map viewer may switch from HTTP to HTTPS.
-	HttpsDomains *[]string `json:"httpsDomains,omitempty"`
-
-	// IotViewerUrl URL of the streaming-analytics (Velocity) application; may point to an installed deployment.
-	IotViewerUrl *string `json:"iotViewerUrl,omitempty"`
-
-	// LongTokenExpiration Expiration, in minutes, of tokens created when a user chooses Keep me signed in.
-	LongTokenExpiration *int32 `json:"longTokenExpiration,omitempty"`
-
-	// PortalHostedConfigEnabled Whether the hosted-environment tab shows on the Organization Settings page. False for a disconnected environment.
-	PortalHostedConfigEnabled *bool `json:"portalHostedConfigEnabled,omitempty"`
-
-	// PortalLivingAtlasConfigEnabled Whether the Configure Living Atlas Content section shows on that tab. False for a disconnected environment.
-	PortalLivingAtlasConfigEnabled *bool `json:"portalLivingAtlasConfigEnabled,omitempty"`
-
-	// RestrictOrganizationPageToAdmin When true, only administrators see the Organization page.
-	RestrictOrganizationPageToAdmin *bool `json:"restrictOrganizationPageToAdmin,omitempty"`
-
-	// SceneViewerEnabled Whether the scene viewer is accessible.
-	SceneViewerEnabled *bool `json:"sceneViewerEnabled,omitempty"`
-
-	// SearchHostedEnabled Enables searching for hosted-platform layers in the classic map viewer and, from 11.2, in the new map
-	// viewer too. When false the option is disabled.
-	SearchHostedEnabled *bool `json:"searchHostedEnabled,omitempty"`
-
-	// ShowInAppLauncher Titles of the applications shown in the app launcher, comma-separated.
-	ShowInAppLauncher *string `json:"showInAppLauncher,omitempty"`
-
-	// SurveyUrl URL of the survey website; may point to an installed site, with ports or reverse-proxy entry points.
-	SurveyUrl *string `json:"surveyUrl,omitempty"`
-
-	// TokenExpiration Expiration, in minutes, of tokens created at sign-in (longTokenExpiration applies with Keep me signed in).
-	TokenExpiration *int32 `json:"tokenExpiration,omitempty"`
-
-	// WebAppBuilderEnabled Whether the web app builder is accessible.
-	WebAppBuilderEnabled *bool `json:"webAppBuilderEnabled,omitempty"`
-}
+type PortalConfigProperties = map[string]interface{}
 
 // PortalResponse The portal resource; a real portal answers many more properties, which clients may ignore.
 type PortalResponse struct {

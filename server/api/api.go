@@ -161,6 +161,11 @@ func New(cfg Config) (*API, error) {
 	for _, id := range []string{"generateToken", "oauthToken", "oauthSignIn"} {
 		perOp[id] = append([]echo.MiddlewareFunc{noStore}, perOp[id]...)
 	}
+	for id, o := range ops {
+		if o.html {
+			perOp[id] = append([]echo.MiddlewareFunc{pageHeaders}, perOp[id]...)
+		}
+	}
 	g := groupRouter{g: e.Group(base), bare: new([]string), beside: map[string]*echo.Group{}, slashed: map[string]bool{},
 		e: e, context: cfg.Context, also: map[string][]string{}, alsoGet: map[string]bool{}}
 	// A path whose own servers put it beside the REST root, not under it
@@ -372,20 +377,12 @@ func writeResponse(f gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 		if rs := stateOf(c.Request().Context()); rs != nil && rs.hook != nil {
 			rs.answer = resp
 		}
-		if p, isPage := resp.(htmlPage); isPage {
-			return nil, p.write(c)
-		}
-		if resp == succeeded {
-			if rs := stateOf(c.Request().Context()); rs == nil || !rs.pretty {
-				// The answer of most writes, written as encoded once.
-				return nil, writeRaw(c, http.StatusOK, successJSON)
-			}
+		if rs := stateOf(c.Request().Context()); rs != nil && rs.op.html {
+			return resp, nil // a page: the generated server writes it (see pageHeaders)
 		}
 		return nil, writeJSON(c, http.StatusOK, resp)
 	}
 }
-
-var successJSON = []byte("{\"success\":true}\n")
 
 func (s *srv) health(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)

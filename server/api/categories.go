@@ -24,7 +24,7 @@ func (h *handlers) AssignMemberCategorySchema(ctx context.Context, r gen.AssignM
 	if err := h.svc.AssignMemberCategorySchema(ctx, principal(ctx), r.PortalId, nodes); err != nil {
 		return nil, err
 	}
-	return succeeded, nil
+	return gen.AssignMemberCategorySchema200JSONResponse(succeeded), nil
 }
 
 // categoryNodes reads a category tree from its decoded JSON value, which the
@@ -64,7 +64,7 @@ func (h *handlers) DeleteMemberCategorySchema(ctx context.Context, r gen.DeleteM
 	if err := h.svc.DeleteMemberCategorySchema(ctx, principal(ctx), r.PortalId); err != nil {
 		return nil, err
 	}
-	return succeeded, nil
+	return gen.DeleteMemberCategorySchema200JSONResponse(succeeded), nil
 }
 
 func (h *handlers) GetMemberCategorySchema(ctx context.Context, r gen.GetMemberCategorySchemaRequestObject) (gen.GetMemberCategorySchemaResponseObject, error) {
@@ -72,7 +72,11 @@ func (h *handlers) GetMemberCategorySchema(ctx context.Context, r gen.GetMemberC
 	if err != nil {
 		return nil, err
 	}
-	return exact{gen.MemberCategorySchema{MemberCategorySchema: toGenNodes(nodes)}}, nil
+	var out gen.MemberCategorySchemaResponse
+	if err := out.FromMemberCategorySchema(gen.MemberCategorySchema{MemberCategorySchema: toGenNodes(nodes)}); err != nil {
+		return nil, err
+	}
+	return gen.GetMemberCategorySchema200JSONResponse(out), nil
 }
 
 func toGenNodes(nodes []server.CategoryNode) []gen.CategoryNode {

@@ -78,16 +78,12 @@ func newItem(b *gen.AddItemForm) server.NewItem {
 	return in
 }
 
-func addedItem(it server.Item) exact {
-	var folder *string
+func addedItem(it server.Item) gen.NewItemResponse {
+	out := gen.NewItemResponse{Success: successTrue, Id: ptr(it.ID)}
 	if it.FolderID != "" {
-		folder = ptr(it.FolderID)
+		out.Folder = ptr(it.FolderID) // else null: the root
 	}
-	return exact{struct {
-		Success bool    `json:"success"`
-		ID      string  `json:"id"`
-		Folder  *string `json:"folder"`
-	}{true, it.ID, folder}}
+	return out
 }
 
 func (h *handlers) AddItem(ctx context.Context, r gen.AddItemRequestObject) (gen.AddItemResponseObject, error) {
@@ -95,7 +91,7 @@ func (h *handlers) AddItem(ctx context.Context, r gen.AddItemRequestObject) (gen
 	if err != nil {
 		return nil, err
 	}
-	return addedItem(it), nil
+	return gen.AddItem200JSONResponse(addedItem(it)), nil
 }
 
 func (h *handlers) AddItemToFolder(ctx context.Context, r gen.AddItemToFolderRequestObject) (gen.AddItemToFolderResponseObject, error) {
@@ -103,7 +99,7 @@ func (h *handlers) AddItemToFolder(ctx context.Context, r gen.AddItemToFolderReq
 	if err != nil {
 		return nil, err
 	}
-	return addedItem(it), nil
+	return gen.AddItemToFolder200JSONResponse(addedItem(it)), nil
 }
 
 func toGenItem(it server.Item) gen.Item {
@@ -118,35 +114,25 @@ func toGenItem(it server.Item) gen.Item {
 	return out
 }
 
-// contentAnswer is the user content read; currentFolder is null at the root.
-type contentAnswer struct {
-	Username      string       `json:"username"`
-	Total         int          `json:"total"`
-	Start         int          `json:"start"`
-	Num           int          `json:"num"`
-	NextStart     int          `json:"nextStart"`
-	CurrentFolder *gen.Folder  `json:"currentFolder"`
-	Items         []gen.Item   `json:"items"`
-	Folders       []gen.Folder `json:"folders"`
-}
-
-func (h *handlers) content(ctx context.Context, user, folder string, start, num *int32) (exact, error) {
+// content is the user content read; currentFolder is null at the root.
+func (h *handlers) content(ctx context.Context, user, folder string, start, num *int32) (gen.UserContentResponse, error) {
 	c, err := h.svc.UserContent(ctx, principal(ctx), user, folder, page(start, num))
 	if err != nil {
-		return exact{}, err
+		return gen.UserContentResponse{}, err
 	}
-	out := contentAnswer{Username: c.Username, Total: c.Total, Start: c.Start, Num: c.Num, NextStart: c.Next,
-		Items: make([]gen.Item, len(c.Items)), Folders: make([]gen.Folder, len(c.Folders))}
+	items, folders := make([]gen.Item, len(c.Items)), make([]gen.Folder, len(c.Folders))
 	for i, it := range c.Items {
-		out.Items[i] = toGenItem(it)
+		items[i] = toGenItem(it)
 	}
 	for i, f := range c.Folders {
-		out.Folders[i] = toGenFolder(f)
+		folders[i] = toGenFolder(f)
 	}
+	out := gen.UserContentResponse{Username: ptr(c.Username), Total: ptr(int32(c.Total)), Start: ptr(int32(c.Start)),
+		Num: ptr(int32(c.Num)), NextStart: ptr(int32(c.Next)), Items: &items, Folders: &folders}
 	if c.CurrentFolder != nil {
 		out.CurrentFolder = ptr(toGenFolder(*c.CurrentFolder))
 	}
-	return exact{out}, nil
+	return out, nil
 }
 
 func (h *handlers) GetUserContent(ctx context.Context, r gen.GetUserContentRequestObject) (gen.GetUserContentResponseObject, error) {
@@ -154,7 +140,7 @@ func (h *handlers) GetUserContent(ctx context.Context, r gen.GetUserContentReque
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return gen.GetUserContent200JSONResponse(out), nil
 }
 
 func (h *handlers) GetFolderContent(ctx context.Context, r gen.GetFolderContentRequestObject) (gen.GetFolderContentResponseObject, error) {
@@ -162,7 +148,7 @@ func (h *handlers) GetFolderContent(ctx context.Context, r gen.GetFolderContentR
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return gen.GetFolderContent200JSONResponse(out), nil
 }
 
 func (h *handlers) GetItem(ctx context.Context, r gen.GetItemRequestObject) (gen.GetItemResponseObject, error) {
@@ -170,7 +156,9 @@ func (h *handlers) GetItem(ctx context.Context, r gen.GetItemRequestObject) (gen
 	if err != nil {
 		return nil, err
 	}
-	return exact{toGenItem(it)}, nil
+	i := toGenItem(it)
+	return gen.GetItem200JSONResponse{Id: &i.Id, Owner: &i.Owner, Title: &i.Title, Type: &i.Type, TypeKeywords: i.TypeKeywords,
+		Tags: i.Tags, Description: i.Description, Created: i.Created, Modified: i.Modified, OwnerFolder: i.OwnerFolder}, nil
 }
 
 func (h *handlers) MoveItem(ctx context.Context, r gen.MoveItemRequestObject) (gen.MoveItemResponseObject, error) {

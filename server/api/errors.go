@@ -66,7 +66,7 @@ func (s *srv) errorHandler(err error, c echo.Context) {
 	status, body := s.toEnvelope(err, c)
 	var werr error
 	if rs := stateOf(c.Request().Context()); rs != nil && rs.op != nil && rs.op.html {
-		werr = errorHTML(pageErrorStatus(status), body).write(c)
+		werr = writeErrorPage(c, pageErrorStatus(status), body)
 	} else {
 		werr = writeJSON(c, status, envelope{Error: body})
 	}
@@ -260,20 +260,13 @@ func writeRaw(c echo.Context, status int, body []byte) error {
 	h["Content-Type"] = jsonContentType
 	// Always a length: without one, net/http chunks an answer past 2 KiB,
 	// and the ArcGIS API for Python reads a chunked error differently.
-	if len(body) == len(successJSON) {
-		h["Content-Length"] = successLength // the hottest answer's, made once
-	} else {
-		h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	c.Response().WriteHeader(status)
 	_, err := c.Response().Write(body)
 	return err
 }
 
-var (
-	jsonContentType = []string{"application/json; charset=utf-8"}
-	successLength   = []string{strconv.Itoa(len(successJSON))}
-)
+var jsonContentType = []string{"application/json; charset=utf-8"}
 
 // pageErrorStatus is the status of a page's error: a page, with a real
 // status, as a person reads it, where the API's errors answer 200.

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"time"
 
@@ -70,49 +69,5 @@ func millis(t time.Time) *int64 { return ptr(t.UnixMilli()) }
 
 var successTrue = ptr(true)
 
-// exact is the answer of the operations whose generated response types
-// cannot say it: the settings read (unnamed configuration properties) and
-// the answers holding a null that the contract requires (currentFolder,
-// ownerFolder, folder), which the generated marshallers drop, and the member
-// category schema read, whose schema is a union the generated type cannot fill.
-// It also answers {"success":true}, which the generated union types
-// marshal through a map and a second JSON pass, on the hottest path.
-type exact struct{ v any }
-
-var succeeded = exact{struct {
-	Success bool `json:"success"`
-}{true}}
-
-func (a exact) MarshalJSON() ([]byte, error) { return json.Marshal(a.v) }
-
-func (a exact) visit(w http.ResponseWriter) error {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	return json.NewEncoder(w).Encode(a.v)
-}
-
-// The Visit methods are called only if writeResponse did not write first.
-func (a exact) VisitGetSettingsResponse(w http.ResponseWriter) error { return a.visit(w) }
-
-func (a exact) VisitGetUserContentResponse(w http.ResponseWriter) error { return a.visit(w) }
-
-func (a exact) VisitGetFolderContentResponse(w http.ResponseWriter) error { return a.visit(w) }
-
-func (a exact) VisitGetItemResponse(w http.ResponseWriter) error { return a.visit(w) }
-
-func (a exact) VisitAddItemResponse(w http.ResponseWriter) error { return a.visit(w) }
-
-func (a exact) VisitAddItemToFolderResponse(w http.ResponseWriter) error { return a.visit(w) }
-
-func (a exact) VisitUpdateSettingsResponse(w http.ResponseWriter) error { return a.visit(w) }
-
-func (a exact) VisitAssignMemberCategorySchemaResponse(w http.ResponseWriter) error {
-	return a.visit(w)
-}
-
-func (a exact) VisitDeleteMemberCategorySchemaResponse(w http.ResponseWriter) error {
-	return a.visit(w)
-}
-
-func (a exact) VisitGetMemberCategorySchemaResponse(w http.ResponseWriter) error {
-	return a.visit(w)
-}
+// succeeded is the answer {"success": true} of most writes.
+var succeeded = gen.SuccessResponse{Success: successTrue}

@@ -190,8 +190,10 @@ func (s *srv) finish(c echo.Context, rs *requestState, err error) {
 		a.Status = pageErrorStatus(a.Status) // as the error handler answers it
 	}
 	switch r := rs.answer.(type) {
-	case htmlPage:
-		a.Status, a.Code = r.status, r.code
+	case refusedSignIn:
+		a.Code = 400
+	case gen.OauthSignIn302Response:
+		a.Status = http.StatusFound
 	case gen.MoveItems200JSONResponse:
 		a.FailedItems = failedItems(r.Results)
 	case gen.DeleteItems200JSONResponse:

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strconv"
@@ -16,15 +17,6 @@ import (
 // the sign-in it posts when refused), the approval page of an out-of-band
 // code, and their error page. Every other answer of the API is JSON.
 
-// htmlPage is an HTML answer (or a redirect), written as it is by
-// writeResponse and the error handler.
-type htmlPage struct {
-	status   int
-	body     []byte
-	location string // a redirect's target
-	code     int    // what the journal records: 0 for a success, else the refusal's code
-}
-
 // noStore marks an answer as not to be stored by any cache, nor its
 // older HTTP/1.0 ones.
 func noStore(next echo.HandlerFunc) echo.HandlerFunc {
@@ -36,36 +28,45 @@ func noStore(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func (p htmlPage) write(c echo.Context) error {
-	h := c.Response().Header()
-	if p.location != "" {
-		h.Set("Location", p.location)
-		c.Response().WriteHeader(p.status)
-		return nil
+// pageHeaders is the middleware of the operations that answer a page, which the
+// generated server writes: a sign-in page is not to be framed by another
+// site, or cached, and says the charset it is written in, which the
+// generated Content-Type leaves out (a client such as Python's requests
+// would read the page as Latin-1).
+func pageHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Response()
+		r.Before(func() {
+			h := r.Header()
+			if h.Get("Content-Type") == "text/html" {
+				h.Set("Content-Type", "text/html; charset=utf-8")
+			}
+			h.Set("X-Frame-Options", "DENY")
+			h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+			h.Set("Cache-Control", "no-store")
+		})
+		return next(c)
 	}
+}
+
+// refusedSignIn is the sign-in page shown again with why the sign-in was
+// refused: HTTP 200, as the portal answers it, and a refusal (code 400) in
+// the journal.
+type refusedSignIn struct {
+	gen.OauthSignIn200TexthtmlResponse
+}
+
+// writeErrorPage writes the page of an error of an operation that answers
+// HTML (pageHeaders adds its headers).
+func writeErrorPage(c echo.Context, status int, body envelopeBody) error {
+	html := errorPageHTML(body.Message, body.Details)
+	h := c.Response().Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(p.body)))
-	// The sign-in page is not to be framed by another site, or cached.
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
-	h.Set("Cache-Control", "no-store")
-	c.Response().WriteHeader(p.status)
-	_, err := c.Response().Write(p.body)
+	h.Set("Content-Length", strconv.Itoa(len(html)))
+	c.Response().WriteHeader(status)
+	_, err := c.Response().Write(html)
 	return err
 }
-
-func (p htmlPage) visit(w http.ResponseWriter) error {
-	// writeResponse writes a page first; this is the generated handler's
-	// way, kept for completeness.
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(p.status)
-	_, err := w.Write(p.body)
-	return err
-}
-
-func (p htmlPage) VisitOauthAuthorizeResponse(w http.ResponseWriter) error { return p.visit(w) }
-func (p htmlPage) VisitOauthSignInResponse(w http.ResponseWriter) error    { return p.visit(w) }
-func (p htmlPage) VisitOauthApprovalResponse(w http.ResponseWriter) error  { return p.visit(w) }
 
 // signInInfo is the page's oAuthInfo, which clients that sign in for a
 // person read (the ArcGIS API for Python reads oauth_state and messages).
@@ -76,30 +77,24 @@ type signInInfo struct {
 	Messages   []string `json:"messages,omitempty"`
 }
 
-// errorHTML is the page of an error of an operation that answers HTML.
-func errorHTML(status int, body envelopeBody) htmlPage {
-	return htmlPage{status: status, body: errorPageHTML(body.Message, body.Details), code: body.Code}
-}
-
-func (h *handlers) signInPage(ctx context.Context, r server.AuthRequest, refusal string) (htmlPage, error) {
+// signInPage is the sign-in page of r, with refusal when a sign-in was
+// refused.
+func (h *handlers) signInPage(ctx context.Context, r server.AuthRequest, refusal string) ([]byte, error) {
 	st, err := h.svc.SignInState(ctx, r)
 	if err != nil {
-		return htmlPage{}, err
+		return nil, err
 	}
 	info := signInInfo{OAuthState: st, ClientID: r.ClientID}
 	portalName := h.svc.Gates().PortalName()
-	p := htmlPage{status: http.StatusOK}
 	if refusal != "" {
 		info.Messages = []string{refusal}
-		p.code = 400
 	}
 	dark := false
 	if rs := stateOf(ctx); rs != nil {
 		info.Locale = rs.form.Get("locale")
 		dark = rs.form.Get("style") == "dark"
 	}
-	p.body = signInHTML(info, portalName, h.context+"/sharing/oauth2/signin", dark)
-	return p, nil
+	return signInHTML(info, portalName, h.context+"/sharing/oauth2/signin", dark), nil
 }
 
 func (h *handlers) OauthAuthorize(ctx context.Context, r gen.OauthAuthorizeRequestObject) (gen.OauthAuthorizeResponseObject, error) {
@@ -122,7 +117,11 @@ func (h *handlers) OauthAuthorize(ctx context.Context, r gen.OauthAuthorizeReque
 	if err != nil {
 		return nil, err
 	}
-	return h.signInPage(ctx, req, "")
+	p, err := h.signInPage(ctx, req, "")
+	if err != nil {
+		return nil, err
+	}
+	return gen.OauthAuthorize200TexthtmlResponse{Body: bytes.NewReader(p), ContentLength: int64(len(p))}, nil
 }
 
 // errCrossSite refuses a sign-in posted by another site's page: a page
@@ -164,13 +163,18 @@ func (h *handlers) OauthSignIn(ctx context.Context, r gen.OauthSignInRequestObje
 		return nil, err
 	}
 	if res.Refusal != "" {
-		return h.signInPage(ctx, res.Request, res.Refusal)
+		p, err := h.signInPage(ctx, res.Request, res.Refusal)
+		if err != nil {
+			return nil, err
+		}
+		return refusedSignIn{gen.OauthSignIn200TexthtmlResponse{Body: bytes.NewReader(p), ContentLength: int64(len(p))}}, nil
 	}
-	return htmlPage{status: http.StatusFound, location: res.Redirect}, nil
+	return gen.OauthSignIn302Response{Headers: gen.OauthSignIn302ResponseHeaders{Location: &res.Redirect}}, nil
 }
 
 func (h *handlers) OauthApproval(_ context.Context, r gen.OauthApprovalRequestObject) (gen.OauthApprovalResponseObject, error) {
-	return htmlPage{status: http.StatusOK, body: approvalHTML(r.Params.Code)}, nil
+	p := approvalHTML(r.Params.Code)
+	return gen.OauthApproval200TexthtmlResponse{Body: bytes.NewReader(p), ContentLength: int64(len(p))}, nil
 }
 
 func (h *handlers) OauthToken(ctx context.Context, r gen.OauthTokenRequestObject) (gen.OauthTokenResponseObject, error) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -733,5 +734,47 @@ func TestJournalKeepsNoSecrets(t *testing.T) {
 	}
 	if seen["oauthSignIn"] != 1 || seen["oauthToken"] != 3 || seen["oauthRevokeToken"] != 3 {
 		t.Errorf("journal calls %v, want the sign-in, 3 token and 3 revocation calls", seen)
+	}
+}
+
+// TestJournalRecordsSignInPages: the journal records the sign-in pages as
+// they were answered: the page (200, a success), a refused sign-in (the page
+// again, HTTP 200, with the refusal's code 400), the sign-in's redirect (302,
+// a success) and the approval page.
+func TestJournalRecordsSignInPages(t *testing.T) {
+	p := pt.New(t)
+	params := form("response_type", "code", "client_id", "pythonapi", "redirect_uri", oob)
+	state := oAuthInfo(t, authorize(t, p, params))["oauth_state"].(string)
+	if a := signIn(t, p, state, pt.Member, "wrong password"); a.status != http.StatusOK || !strings.Contains(a.raw, "Invalid username or password.") {
+		t.Fatalf("wrong password: HTTP %d %.300s", a.status, a.raw)
+	}
+	to := redirected(t, signIn(t, p, state, pt.Member, pt.MemberPassword))
+	req, _ := http.NewRequest(http.MethodGet, to.String(), nil)
+	if a := fetch(t, req); a.status != http.StatusOK || a.header.Get("Content-Type") != "text/html; charset=utf-8" ||
+		a.header.Get("X-Frame-Options") != "DENY" {
+		t.Fatalf("approval page: HTTP %d %s %v", a.status, a.header.Get("Content-Type"), a.header)
+	}
+	type record struct {
+		op      string
+		status  int
+		code    int
+		success bool
+	}
+	var got []record
+	for _, r := range p.Requests(t, "") {
+		rec := record{op: r.Operation, status: r.Answer.Status, success: r.Answer.Success}
+		if r.Answer.Code != nil {
+			rec.code = *r.Answer.Code
+		}
+		got = append(got, rec)
+	}
+	want := []record{
+		{"oauthAuthorize", http.StatusOK, 0, true},
+		{"oauthSignIn", http.StatusOK, 400, false},
+		{"oauthSignIn", http.StatusFound, 0, true},
+		{"oauthApproval", http.StatusOK, 0, true},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the journal records\n%v\nwant\n%v", got, want)
 	}
 }

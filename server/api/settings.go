@@ -4,14 +4,13 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/orgportal/portal-api/gen"
 	"github.com/orgportal/portal-api/server"
 )
 
 // UpdateSettings takes the notices and the banner as the transport decoded
-// and validated them (call.fields), not parsed again from their text.
+// and validated them (requestState.fields), not parsed again from their text.
 func (h *handlers) UpdateSettings(ctx context.Context, r gen.UpdateSettingsRequestObject) (gen.UpdateSettingsResponseObject, error) {
 	b := r.Body
 	u := server.SettingsUpdate{PortalConfigProperties: raw(b.PortalConfigProperties), ClearEmptyFields: b.ClearEmptyFields != nil && *b.ClearEmptyFields}
@@ -32,7 +31,7 @@ func (h *handlers) UpdateSettings(ctx context.Context, r gen.UpdateSettingsReque
 	if err := h.svc.UpdateSettings(ctx, principal(ctx), r.PortalId, u); err != nil {
 		return nil, err
 	}
-	return succeeded, nil
+	return gen.UpdateSettings200JSONResponse(succeeded), nil
 }
 
 func (h *handlers) GetSettings(ctx context.Context, r gen.GetSettingsRequestObject) (gen.GetSettingsResponseObject, error) {
@@ -40,19 +39,28 @@ func (h *handlers) GetSettings(ctx context.Context, r gen.GetSettingsRequestObje
 	if err != nil {
 		return nil, err
 	}
-	out := settingsAnswer{AnonymousAccessNotice: s.AnonymousAccessNotice, AuthenticatedAccessNotice: s.AuthenticatedAccessNotice, InformationalBanner: s.InformationalBanner}
-	if s.PortalConfig != nil {
-		out.PortalConfigProperties = &s.PortalConfig
+	out := gen.GetSettings200JSONResponse{AnonymousAccessNotice: toGenNotice(s.AnonymousAccessNotice),
+		AuthenticatedAccessNotice: toGenNotice(s.AuthenticatedAccessNotice), InformationalBanner: toGenBanner(s.InformationalBanner)}
+	if s.PortalConfig != nil { // a pointer, so an empty set reads {}
+		props := make(gen.PortalConfigProperties, len(s.PortalConfig))
+		for k, v := range s.PortalConfig {
+			props[k] = v // as stored: a json.RawMessage marshals as it is
+		}
+		out.PortalConfigProperties = &props
 	}
-	return exact{out}, nil
+	return out, nil
 }
 
-// settingsAnswer is the settings read as stored: the generated type would
-// drop the advanced configuration properties whose names the contract does
-// not list, which the read must return.
-type settingsAnswer struct {
-	AnonymousAccessNotice     *server.AccessNotice        `json:"anonymousAccessNotice,omitempty"`
-	AuthenticatedAccessNotice *server.AccessNotice        `json:"authenticatedAccessNotice,omitempty"`
-	InformationalBanner       *server.Banner              `json:"informationalBanner,omitempty"`
-	PortalConfigProperties    *map[string]json.RawMessage `json:"portalConfigProperties,omitempty"` // a pointer, so an empty set reads {}
+func toGenNotice(n *server.AccessNotice) *gen.AccessNotice {
+	if n == nil {
+		return nil
+	}
+	return &gen.AccessNotice{Title: n.Title, Text: n.Text, Buttons: (*gen.AccessNoticeButtons)(n.Buttons), Enabled: n.Enabled}
+}
+
+func toGenBanner(b *server.Banner) *gen.InformationalBanner {
+	if b == nil {
+		return nil
+	}
+	return &gen.InformationalBanner{Text: b.Text, BgColor: b.BgColor, FontColor: b.FontColor, Enabled: b.Enabled}
 }

@@ -21,7 +21,7 @@ const example = path.join(path.dirname(fileURLToPath(import.meta.url)), "readme-
 test("the README example runs against portald and prints what it states", async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [example], { env: { ...process.env, PORTAL_URL: server.base } });
   assert.deepEqual(stdout.trimEnd().split("\n"), [
-    'banner: {"text":"Read-only until 18:00 UTC","bgColor":"grey","fontColor":"#FFFFFF","enabled":true}',
+    'banner: {"bgColor":"grey","enabled":true,"fontColor":"#FFFFFF","text":"Read-only until 18:00 UTC"}',
     `moveItems: ${demo.roads} moved`,
     `moveItems: ${demo.parcels} Item already exists in target folder`,
     "assignMemberCategorySchema: ORG_1132 Schema exceeds max tree size: 4 levels, the maximum is 3",

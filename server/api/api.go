@@ -366,18 +366,19 @@ func (r groupRouter) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFun
 	return r.register(http.MethodTrace, p, h, m)
 }
 
-// writeResponse writes every success answer itself, so that f=pjson and the
-// content type apply to them as to errors.
+// writeResponse writes every JSON success answer itself, so that f=pjson and
+// the content type apply to them as to errors.
 func writeResponse(f gen.StrictHandlerFunc, _ string) gen.StrictHandlerFunc {
 	return func(c echo.Context, request any) (any, error) {
 		resp, err := f(c, request)
 		if err != nil || resp == nil {
 			return nil, err
 		}
-		if rs := stateOf(c.Request().Context()); rs != nil && rs.hook != nil {
+		rs := stateOf(c.Request().Context())
+		if rs != nil && rs.hook != nil {
 			rs.answer = resp
 		}
-		if rs := stateOf(c.Request().Context()); rs != nil && rs.op.html {
+		if rs != nil && rs.op.html {
 			return resp, nil // a page: the generated server writes it (see pageHeaders)
 		}
 		return nil, writeJSON(c, http.StatusOK, resp)

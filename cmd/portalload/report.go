@@ -223,6 +223,7 @@ func startPair(ctx context.Context, first, second []string) (a, b *proc, err err
 	return a, b, nil
 }
 
+// startServer starts bin with args on a free loopback port (-addr).
 func startServer(ctx context.Context, bin string, args ...string) (*proc, error) {
 	port, err := freePort()
 	if err != nil {

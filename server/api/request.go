@@ -221,7 +221,7 @@ func allowsAnonymous(doc *openapi3.T, op *openapi3.Operation) bool {
 
 type stateKey struct{}
 
-// call is one request's state, from its route to its answer. It is the
+// requestState is one request's state, from its route to its answer. It is the
 // request's context, so the handlers and the error handler find it there.
 type requestState struct {
 	context.Context

@@ -122,7 +122,7 @@ func floodOf(t *testing.T) (*process, []byte, *http.Client) {
 	return p, body, &http.Client{Transport: tr}
 }
 
-// 500 concurrent anonymous 1 MiB bodies keep portald under 150 MB of
+// 500 concurrent anonymous 1 MiB bodies keep portald under 150 MiB of
 // resident memory, and /health answers while all of them are in flight:
 // the bodies in flight are bounded, those beyond the bound answered 503
 // with Retry-After.
@@ -178,15 +178,15 @@ func TestFloodOfLargeAnonymousBodies(t *testing.T) {
 	close(released)
 	done.Wait()
 	peak := stop()
-	t.Logf("peak RSS %.1f MB; %d answered, %d of them 503", float64(peak)/1e6, answered.Load(), busy.Load())
+	t.Logf("peak RSS %.1f MiB; %d answered, %d of them 503", float64(peak)/(1<<20), answered.Load(), busy.Load())
 	if peak >= floodLimit {
-		t.Errorf("portald peaked at %.1f MB of resident memory, want under %d MB", float64(peak)/1e6, floodLimit>>20)
+		t.Errorf("portald peaked at %.1f MiB of resident memory, want under %d MiB", float64(peak)/(1<<20), floodLimit>>20)
 	}
 }
 
 // 500 anonymous 1 MiB bodies sent at once, each request over as soon as it
 // is answered and sent again when refused for want of room, until the API
-// has read each: portald stays under 150 MB of resident memory. The bodies
+// has read each: portald stays under 150 MiB of resident memory. The bodies
 // in flight are bounded, and the garbage the answered ones leave is
 // collected before it piles up (portald's soft memory limit; without it,
 // at GOGC=400, the same flood peaks at several hundred MB).
@@ -230,11 +230,11 @@ func TestFastFloodOfLargeAnonymousBodies(t *testing.T) {
 	close(start)
 	done.Wait()
 	peak := stop()
-	t.Logf("peak RSS %.1f MB; %d bodies read, %d refused with 503 on the way", float64(peak)/1e6, read.Load(), busy.Load())
+	t.Logf("peak RSS %.1f MiB; %d bodies read, %d refused with 503 on the way", float64(peak)/(1<<20), read.Load(), busy.Load())
 	if read.Load() != clients {
 		t.Errorf("the API read %d of the %d bodies", read.Load(), clients)
 	}
 	if peak >= floodLimit {
-		t.Errorf("portald peaked at %.1f MB of resident memory, want under %d MB", float64(peak)/1e6, floodLimit>>20)
+		t.Errorf("portald peaked at %.1f MiB of resident memory, want under %d MiB", float64(peak)/(1<<20), floodLimit>>20)
 	}
 }

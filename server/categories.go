@@ -358,7 +358,11 @@ func (s *Service) Members(ctx context.Context, p Principal, portalID string, q M
 		if err != nil {
 			return err
 		}
-		if want := categoryFilter(q.Categories); len(want) > 0 {
+		want, err := categoryFilter(q.Categories)
+		if err != nil {
+			return err
+		}
+		if len(want) > 0 {
 			for i, w := range want {
 				want[i] = pathKey(w)
 			}
@@ -372,15 +376,30 @@ func (s *Service) Members(ctx context.Context, p Principal, portalID string, q M
 }
 
 // categoryFilter returns the paths of listMembers' categories. They arrive
-// split at commas; sent as a JSON array of strings (the form a path holding a
-// comma needs, as in updateMember), the pieces join back into that array.
-func categoryFilter(pieces []string) []string {
+// split at commas, blank pieces dropped as in every comma list; sent as a
+// JSON array of strings (the form a path holding a comma needs, as in
+// updateMember), the pieces join back into that array, which must parse.
+func categoryFilter(pieces []string) ([]string, error) {
 	joined := strings.TrimSpace(strings.Join(pieces, ","))
-	var paths []string
-	if strings.HasPrefix(joined, "[") && json.Unmarshal([]byte(joined), &paths) == nil {
-		return paths
+	if strings.HasPrefix(joined, "[") {
+		var paths []string
+		if err := json.Unmarshal([]byte(joined), &paths); err != nil {
+			return nil, Invalid("categories: not a JSON array of paths: " + strings.TrimPrefix(err.Error(), "json: "))
+		}
+		for i, p := range paths {
+			if strings.TrimSpace(p) == "" {
+				return nil, Invalid(fmt.Sprintf("categories[%d]: an empty path", i))
+			}
+		}
+		return paths, nil
 	}
-	return slices.Clone(pieces)
+	var paths []string
+	for _, p := range pieces {
+		if strings.TrimSpace(p) != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
 }
 
 // holdsAny reports whether one of held is one of want (pathKeys) or below

@@ -145,6 +145,14 @@ func TestMemberCategories(t *testing.T) {
 	if got := users("/Dept/Plan"); got != "" {
 		t.Errorf("a prefix of a title is not a parent: %s", got)
 	}
+	if got := users(`["/Office/Canada","/Dept/Planning"]`); got != "jdoe,jsmith" {
+		t.Errorf("filter as a JSON array = %s", got)
+	}
+	// Blank pieces of a comma list are dropped, as in every comma list: not
+	// an empty path that every category would be under.
+	if got := users("/Dept,"); got != "jsmith" {
+		t.Errorf("filter /Dept with a blank piece = %s", got)
+	}
 	// Replacing the schema prunes categories that no longer exist.
 	ok(t, assign(t, p, pt.AdminToken, []server.CategoryNode{{Title: "Office", Categories: []server.CategoryNode{{Title: "Canada"}}}}))
 	if got := ok(t, get(t, p, "/community/users/jsmith", pt.AdminToken, nil)); js(got.body["categories"]) != `[]` {

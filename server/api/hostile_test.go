@@ -220,6 +220,9 @@ func hostileCatalog() []hostileCase {
 	add(
 		hostileCase{op: "listMembers", name: "2,000 categories", method: "GET", path: hUsers, query: enc("categories", cats(2000)), code: 400, detail: "categories: maximum number of items is 20"},
 		hostileCase{op: "listMembers", name: "21 categories", method: "GET", path: hUsers, query: enc("categories", cats(21)), code: 400, detail: "categories"},
+		hostileCase{op: "listMembers", name: "broken JSON array of categories", method: "GET", path: hUsers, query: enc("categories", `["/Dept"`), code: 400, detail: "categories: not a JSON array of paths"},
+		hostileCase{op: "listMembers", name: "a number among JSON categories", method: "GET", path: hUsers, query: enc("categories", `["/Dept",1]`), code: 400, detail: "categories: not a JSON array of paths"},
+		hostileCase{op: "listMembers", name: "an empty JSON category", method: "GET", path: hUsers, query: enc("categories", `["/Dept"," "]`), code: 400, detail: "categories[1]: an empty path"},
 		hostileCase{op: "listMembers", name: "start=0", method: "GET", path: hUsers, query: "start=0", code: 400, detail: "start: number must be at least 1"},
 		hostileCase{op: "listMembers", name: "start is a word", method: "GET", path: hUsers, query: "start=abc", code: 400, detail: "start"},
 		hostileCase{op: "listMembers", name: "start past int32", method: "GET", path: hUsers, query: "start=99999999999", code: 400, detail: "start"},

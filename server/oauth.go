@@ -12,8 +12,10 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // OAuth 2.0 as the portal implements it: the sign-in page (authorize),
@@ -187,21 +189,41 @@ func normalRedirect(uri string) (*url.URL, bool) {
 
 // CheckRedirectURI returns why uri cannot be registered as a redirect URI,
 // "" when it can: the out-of-band URI, or an absolute http or https URL
-// without user information or fragment.
+// without user information or fragment, written with the characters of a
+// URI only (RFC 3986: a space or a quote would go into the Location header
+// as sent), its port, if any, one that exists.
 func CheckRedirectURI(uri string) string {
 	if uri == OOBRedirectURI {
 		return ""
 	}
+	if i := strings.IndexFunc(uri, func(r rune) bool { return !isURIChar(r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(uri[i:])
+		return fmt.Sprintf("%q: %q is not a character of a URI; percent-encode it", uri, r)
+	}
 	u, err := url.Parse(uri)
-	switch {
-	case err != nil:
+	if err != nil {
 		return "not a URL: " + err.Error()
+	}
+	port, perr := strconv.Atoi(u.Port())
+	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
 		return fmt.Sprintf("%q: want an http or https URL, or %s", uri, OOBRedirectURI)
 	case u.Host == "" || u.User != nil || u.Fragment != "":
 		return fmt.Sprintf("%q: want a host, and no user information or fragment", uri)
+	case u.Port() != "" && (perr != nil || port < 1 || port > 65535):
+		return fmt.Sprintf("%q: port %s: want 1 to 65535", uri, u.Port())
 	}
 	return ""
+}
+
+// isURIChar reports whether r may appear in a URI as written (RFC 3986
+// unreserved, reserved and '%').
+func isURIChar(r rune) bool {
+	switch {
+	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return true
+	}
+	return strings.ContainsRune("-._~:/?#[]@!$&'()*+,;=%", r)
 }
 
 func isLoopback(host string) bool {

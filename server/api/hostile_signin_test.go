@@ -63,6 +63,7 @@ func discoveryAndSignInCatalog() []hostileCase {
 		hostileCase{op: "listRoles", name: "start=0", method: "GET", path: roles, query: "start=0", code: 400, detail: "start: number must be at least 1"},
 		hostileCase{op: "listRoles", name: "num=101", method: "GET", path: roles, query: "num=101", code: 400, detail: "num"},
 		hostileCase{op: "listRoles", name: "num is a word", method: "GET", path: roles, query: "num=all", code: 400, detail: "num"},
+		hostileCase{op: "listRoles", name: "token given twice", method: "GET", path: roles, auth: "none", query: "token=" + pt.MemberToken + "&token=garbage", code: 400, detail: "token: given 2 times"},
 		hostileCase{op: "listRoles", name: "start given twice in the form", path: roles, body: "start=1&start=2", code: 400, detail: "multiple values"},
 		hostileCase{op: "listRoles", name: "DELETE is not allowed", method: "DELETE", path: roles, status: 404, code: 404, detail: "Not found"},
 	)

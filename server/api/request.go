@@ -373,6 +373,13 @@ func (s *srv) readParams(c echo.Context, rs *requestState) (token string, err er
 			return "", err
 		}
 	}
+	// A token given twice in one place is refused like any other parameter
+	// (decodeForm): taking the first would hide the client's mistake.
+	for _, src := range []url.Values{form, query} {
+		if n := len(src["token"]); n > 1 {
+			return "", server.Invalid(fmt.Sprintf("token: given %d times; give a parameter once", n))
+		}
+	}
 	token = sentToken(form, query, req.Header)
 	changed := form.Has("token") || query.Has("token")
 	delete(form, "token")

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"fmt"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -38,11 +39,64 @@ type ClockChange struct {
 // Now is the emulator's clock.
 func (s *Server) Now() time.Time { return s.clock.now() }
 
-// AdvanceClock moves the emulator's clock by d (back when negative).
-func (s *Server) AdvanceClock(d time.Duration) { s.clock.offset.Add(int64(d)) }
+// The emulator's clock reads from clockMin up to clockEnd, excluded.
+// Nothing before the Unix epoch makes sense of times the API answers in
+// Unix milliseconds; 2200 keeps the offset from today's clock well within
+// the ±292 years an int64 of nanoseconds holds.
+var (
+	clockMin = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	clockEnd = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+)
 
-// SetClock moves the emulator's clock to t.
-func (s *Server) SetClock(t time.Time) { s.clock.offset.Store(int64(t.Sub(s.clock.base()))) }
+// clockRange describes the clock's range for a refused change.
+func clockRange(at time.Time) error {
+	return fmt.Errorf("the clock would read %s; it reads from %s up to, not including, %s",
+		at.UTC().Format(time.RFC3339Nano), clockMin.Format(time.RFC3339), clockEnd.Format(time.RFC3339))
+}
+
+// offsetTo is the offset that makes the clock read at when the base clock
+// reads base; it refuses at outside the range, and an offset an int64
+// cannot hold (Time.Sub saturates).
+func offsetTo(base, at time.Time) (int64, error) {
+	if at.Before(clockMin) || !at.Before(clockEnd) {
+		return 0, clockRange(at)
+	}
+	off := at.Sub(base)
+	if !base.Add(off).Equal(at) {
+		return 0, fmt.Errorf("the clock would read %s, too far from its base clock's %s", at.UTC().Format(time.RFC3339Nano), base.UTC().Format(time.RFC3339Nano))
+	}
+	return int64(off), nil
+}
+
+// AdvanceClock moves the emulator's clock by d (back when negative). It
+// refuses, changing nothing, a move that would take the clock before
+// 1970-01-01T00:00:00Z or to 2200-01-01T00:00:00Z or later.
+func (s *Server) AdvanceClock(d time.Duration) error {
+	for {
+		old := s.clock.offset.Load()
+		base := s.clock.base()
+		// Time arithmetic does not overflow where int64 nanoseconds would.
+		off, err := offsetTo(base, base.Add(time.Duration(old)).Add(d))
+		if err != nil {
+			return err
+		}
+		// Another change between Load and here: check again from its offset.
+		if s.clock.offset.CompareAndSwap(old, off) {
+			return nil
+		}
+	}
+}
+
+// SetClock moves the emulator's clock to t. It refuses, changing nothing, a
+// t before 1970-01-01T00:00:00Z or from 2200-01-01T00:00:00Z on.
+func (s *Server) SetClock(t time.Time) error {
+	off, err := offsetTo(s.clock.base(), t)
+	if err != nil {
+		return err
+	}
+	s.clock.offset.Store(off)
+	return nil
+}
 
 // ResetClock puts the emulator's clock back on its base clock.
 func (s *Server) ResetClock() { s.clock.offset.Store(0) }
@@ -73,9 +127,13 @@ func (s *Server) handleSetClock(r *http.Request) (any, error) {
 		if err != nil {
 			return nil, badRequest("advance: not a duration such as \"2h\" or \"90s\"")
 		}
-		s.AdvanceClock(d)
+		if err := s.AdvanceClock(d); err != nil {
+			return nil, badRequest("advance: " + err.Error())
+		}
 	case ch.Set != nil:
-		s.SetClock(*ch.Set)
+		if err := s.SetClock(*ch.Set); err != nil {
+			return nil, badRequest("set: " + err.Error())
+		}
 	default:
 		s.ResetClock()
 	}

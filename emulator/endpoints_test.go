@@ -141,7 +141,9 @@ func TestEveryEndpointRefusesWebPages(t *testing.T) {
 	if _, err := srv.AddFault(emulator.Fault{Operation: "getItem", Error: &emulator.FaultError{Code: 500}}); err != nil {
 		t.Fatal(err)
 	}
-	srv.AdvanceClock(time.Hour)
+	if err := srv.AdvanceClock(time.Hour); err != nil {
+		t.Fatal(err)
+	}
 	before := state(t, srv)
 	for _, e := range endpoints {
 		for name, h := range map[string]map[string]string{

@@ -222,11 +222,21 @@ func (p *Portal) ClearRequests(tb testing.TB) {
 }
 
 // AdvanceClock moves the emulator's clock by d: tokens expire, and
-// timestamps are stamped, as if d had passed.
-func (p *Portal) AdvanceClock(d time.Duration) { p.Server.AdvanceClock(d) }
+// timestamps are stamped, as if d had passed. It panics if the clock would
+// leave its range, 1970-01-01 up to 2200-01-01: a test must not go on with
+// a time it did not ask for.
+func (p *Portal) AdvanceClock(d time.Duration) {
+	if err := p.Server.AdvanceClock(d); err != nil {
+		panic(fmt.Sprintf("portaltest: AdvanceClock(%s): %v", d, err))
+	}
+}
 
-// SetClock moves the emulator's clock to t.
-func (p *Portal) SetClock(t time.Time) { p.Server.SetClock(t) }
+// SetClock moves the emulator's clock to t. It panics as AdvanceClock does.
+func (p *Portal) SetClock(t time.Time) {
+	if err := p.Server.SetClock(t); err != nil {
+		panic(fmt.Sprintf("portaltest: SetClock(%s): %v", t.Format(time.RFC3339Nano), err))
+	}
+}
 
 // ResetClock puts the emulator's clock back on the wall clock (or the
 // WithClock clock).

@@ -295,6 +295,34 @@ func TestAdvancingTheClockExpiresAToken(t *testing.T) {
 	}
 }
 
+// A clock change out of range panics and leaves the clock alone: the
+// methods take no testing.TB, and a silent wrap gave tests a time they did
+// not ask for.
+func TestClockChangesOutOfRangePanic(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := portaltest.New(t, portaltest.WithClock(func() time.Time { return base }))
+	at := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	p.SetClock(at)
+	for name, change := range map[string]func(){
+		"advance 2562047h":  func() { p.AdvanceClock(2562047 * time.Hour) },
+		"advance -2562047h": func() { p.AdvanceClock(-2562047 * time.Hour) },
+		"set year 1":        func() { p.SetClock(time.Time{}) },
+		"set 9999":          func() { p.SetClock(time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			change()
+		}()
+		if now := p.Now(); !now.Equal(at) {
+			t.Fatalf("%s: the clock moved to %s", name, now)
+		}
+	}
+}
+
 // The client signed in with credentials renews its token on an injected
 // 498 and sends the call again, without the test's help.
 func TestCredentialRenewalRecoversFromInjected498(t *testing.T) {

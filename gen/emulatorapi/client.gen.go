@@ -100,7 +100,9 @@ type ClientInterface interface {
 	// SetClockWithBody Move the clock
 	//
 	// Token expiry, generateToken's `expires`, created and modified times and the journal read the
-	// emulator's clock: advancing it past a token's expiry makes the token answer 498.
+	// emulator's clock: advancing it past a token's expiry makes the token answer 498. The clock reads
+	// from 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z: a change that would take it
+	// out of that range is refused with 400, a detail naming `advance` or `set`, and changes nothing.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -110,7 +112,9 @@ type ClientInterface interface {
 	// SetClock Move the clock
 	//
 	// Token expiry, generateToken's `expires`, created and modified times and the journal read the
-	// emulator's clock: advancing it past a token's expiry makes the token answer 498.
+	// emulator's clock: advancing it past a token's expiry makes the token answer 498. The clock reads
+	// from 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z: a change that would take it
+	// out of that range is refused with 400, a detail naming `advance` or `set`, and changes nothing.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -362,7 +366,9 @@ func (c *Client) GetClock(ctx context.Context, reqEditors ...RequestEditorFn) (*
 // SetClockWithBody Move the clock
 //
 // Token expiry, generateToken's `expires`, created and modified times and the journal read the
-// emulator's clock: advancing it past a token's expiry makes the token answer 498.
+// emulator's clock: advancing it past a token's expiry makes the token answer 498. The clock reads
+// from 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z: a change that would take it
+// out of that range is refused with 400, a detail naming `advance` or `set`, and changes nothing.
 //
 // Takes any type of body and a specified content type.
 //
@@ -382,7 +388,9 @@ func (c *Client) SetClockWithBody(ctx context.Context, contentType string, body 
 // SetClock Move the clock
 //
 // Token expiry, generateToken's `expires`, created and modified times and the journal read the
-// emulator's clock: advancing it past a token's expiry makes the token answer 498.
+// emulator's clock: advancing it past a token's expiry makes the token answer 498. The clock reads
+// from 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z: a change that would take it
+// out of that range is refused with 400, a detail naming `advance` or `set`, and changes nothing.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1555,7 +1563,9 @@ type ClientWithResponsesInterface interface {
 	// SetClockWithBodyWithResponse Move the clock
 	//
 	// Token expiry, generateToken's `expires`, created and modified times and the journal read the
-	// emulator's clock: advancing it past a token's expiry makes the token answer 498.
+	// emulator's clock: advancing it past a token's expiry makes the token answer 498. The clock reads
+	// from 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z: a change that would take it
+	// out of that range is refused with 400, a detail naming `advance` or `set`, and changes nothing.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1565,7 +1575,9 @@ type ClientWithResponsesInterface interface {
 	// SetClockWithResponse Move the clock
 	//
 	// Token expiry, generateToken's `expires`, created and modified times and the journal read the
-	// emulator's clock: advancing it past a token's expiry makes the token answer 498.
+	// emulator's clock: advancing it past a token's expiry makes the token answer 498. The clock reads
+	// from 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z: a change that would take it
+	// out of that range is refused with 400, a detail naming `advance` or `set`, and changes nothing.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2611,7 +2623,9 @@ func (c *ClientWithResponses) GetClockWithResponse(ctx context.Context, reqEdito
 // SetClockWithBodyWithResponse Move the clock
 //
 // Token expiry, generateToken's `expires`, created and modified times and the journal read the
-// emulator's clock: advancing it past a token's expiry makes the token answer 498.
+// emulator's clock: advancing it past a token's expiry makes the token answer 498. The clock reads
+// from 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z: a change that would take it
+// out of that range is refused with 400, a detail naming `advance` or `set`, and changes nothing.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2627,7 +2641,9 @@ func (c *ClientWithResponses) SetClockWithBodyWithResponse(ctx context.Context, 
 // SetClockWithResponse Move the clock
 //
 // Token expiry, generateToken's `expires`, created and modified times and the journal read the
-// emulator's clock: advancing it past a token's expiry makes the token answer 498.
+// emulator's clock: advancing it past a token's expiry makes the token answer 498. The clock reads
+// from 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z: a change that would take it
+// out of that range is refused with 400, a detail naming `advance` or `set`, and changes nothing.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

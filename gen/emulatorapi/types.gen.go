@@ -9,10 +9,12 @@ import (
 
 // ClockChange Exactly one of `advance`, `set` and `reset`.
 type ClockChange struct {
-	// Advance A Go duration such as `2h` or `-90s`.
-	Advance *string    `json:"advance,omitempty"`
-	Reset   *bool      `json:"reset,omitempty"`
-	Set     *time.Time `json:"set,omitempty"`
+	// Advance A Go duration such as `2h` or `-90s`; the clock must stay from 1970 up to 2200.
+	Advance *string `json:"advance,omitempty"`
+	Reset   *bool   `json:"reset,omitempty"`
+
+	// Set From 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z.
+	Set *time.Time `json:"set,omitempty"`
 }
 
 // ClockState defines model for ClockState.

@@ -234,7 +234,9 @@ export interface paths {
         /**
          * Move the clock
          * @description Token expiry, generateToken's `expires`, created and modified times and the journal read the
-         *     emulator's clock: advancing it past a token's expiry makes the token answer 498.
+         *     emulator's clock: advancing it past a token's expiry makes the token answer 498. The clock reads
+         *     from 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z: a change that would take it
+         *     out of that range is refused with 400, a detail naming `advance` or `set`, and changes nothing.
          */
         post: operations["setClock"];
         delete?: never;
@@ -431,9 +433,12 @@ export interface components {
         };
         /** @description Exactly one of `advance`, `set` and `reset`. */
         ClockChange: {
-            /** @description A Go duration such as `2h` or `-90s`. */
+            /** @description A Go duration such as `2h` or `-90s`; the clock must stay from 1970 up to 2200. */
             advance?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description From 1970-01-01T00:00:00Z up to, not including, 2200-01-01T00:00:00Z.
+             */
             set?: string;
             reset?: boolean;
         };

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -50,6 +51,16 @@ func (o *operation) decodeForm(values url.Values) (map[string]any, error) {
 			}
 			continue
 		}
+		// JSON escapes a NUL as \u0000, which checkText cannot see in the
+		// raw value: no title, text or name holds one. A tree with a depth
+		// limit (the member category schema) is judged by its operation,
+		// its limits before its titles' characters.
+		if strings.Contains(vs[0], `\u0000`) && maxDepth(prop) == 0 {
+			if at, found := nulAt(v, name); found {
+				details = append(details, at+": holds a NUL character")
+				continue
+			}
+		}
 		out[name] = v
 	}
 	if len(details) > 0 {
@@ -57,6 +68,31 @@ func (o *operation) decodeForm(values url.Values) (map[string]any, error) {
 		return nil, server.Invalid(details...)
 	}
 	return out, nil
+}
+
+// nulAt returns the path, from path, of the first string or member name in
+// v, a decoded JSON value, holding a NUL character (members in name order).
+func nulAt(v any, path string) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return path, strings.ContainsRune(v, 0)
+	case []any:
+		for i, e := range v {
+			if at, found := nulAt(e, fmt.Sprintf("%s[%d]", path, i)); found {
+				return at, true
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if strings.ContainsRune(k, 0) {
+				return path + " (a member name)", true
+			}
+			if at, found := nulAt(v[k], join2(path, k)); found {
+				return at, true
+			}
+		}
+	}
+	return "", false
 }
 
 // fieldError is a problem at a path inside a field's JSON document.

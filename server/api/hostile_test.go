@@ -106,6 +106,9 @@ func hostileCatalog() []hostileCase {
 	add(
 		hostileCase{op: "updateSettings", name: "bad token in the form", path: hUpdate, auth: "none", body: enc("informationalBanner", okBanner, "token", "bogus"), code: 498, detail: "Invalid token."},
 		hostileCase{op: "updateSettings", name: "bad token in the query", path: hUpdate, auth: "none", query: "token=bogus", body: enc("informationalBanner", okBanner), code: 498, detail: "Invalid token."},
+		hostileCase{op: "updateSettings", name: "NUL escaped in a notice's title", path: hUpdate, body: enc("anonymousAccessNotice", `{"title":"a\u0000b","text":"t","buttons":"okOnly","enabled":true}`), code: 400, detail: "anonymousAccessNotice.title: holds a NUL character"},
+		hostileCase{op: "updateSettings", name: "NUL escaped in a property's name", path: hUpdate, body: enc("portalConfigProperties", `{"ok":1,"\u0000":1}`), code: 400, detail: "portalConfigProperties (a member name): holds a NUL character"},
+		hostileCase{op: "updateSettings", name: "NUL escaped deep in a property", path: hUpdate, body: enc("portalConfigProperties", `{"a":{"b":[1,"x\u0000"]}}`), code: 400, detail: "portalConfigProperties.a.b[1]: holds a NUL character"},
 		hostileCase{op: "updateSettings", name: "token given twice in the form", path: hUpdate, auth: "none", body: enc("informationalBanner", okBanner) + "&token=bogus&token=" + pt.AdminToken, code: 400, detail: "token: given 2 times"},
 		hostileCase{op: "updateSettings", name: "token given twice in the query", path: hUpdate, auth: "none", query: "token=" + pt.AdminToken + "&token=bogus", body: enc("informationalBanner", okBanner), code: 400, detail: "token: given 2 times"},
 		hostileCase{op: "updateSettings", name: "bad token in X-Esri-Authorization", path: hUpdate, auth: "none", header: map[string]string{"X-Esri-Authorization": "Bearer bogus"}, body: enc("informationalBanner", okBanner), code: 498, detail: "Invalid token."},

@@ -17,7 +17,9 @@ import (
 // others wait for those in flight to end. The right password is refused too
 // while the refusal lasts, so guessing gains nothing; a success clears the
 // user name's count but not the address's: one known account must not reset
-// an attacker's count. User names count case-insensitively, as they sign in.
+// an attacker's count. User names count case-insensitively: sign-in matches
+// them exactly, but a portal's user names are unique whatever their case, so
+// JSMITH's failures are guesses at jsmith's account.
 const (
 	signinWindow     = 15 * time.Minute
 	signinMaxPerUser = 5

@@ -373,7 +373,8 @@ func (f *File) Validate() error {
 				if prev, dup := users[u.Username]; dup {
 					bad(up+".username", "duplicate username %q (also %s)", u.Username, prev)
 				} else if prev, dup := foldedUsers[strings.ToLower(u.Username)]; dup {
-					// One sign-in name, one throttle count, whatever the case.
+					// Unique whatever the case, as the portal's user names are;
+					// the sign-in throttle counts them as one.
 					bad(up+".username", "username %q differs from %s's only by case", u.Username, prev)
 				}
 				users[u.Username] = up

@@ -6,8 +6,9 @@ import (
 )
 
 // TestUsernamesDifferingOnlyByCase: two user names that differ only by
-// case are refused: the portal signs them in as one, and the sign-in
-// throttle counts them as one.
+// case are refused: the portal's user names are unique whatever their case
+// (its sign-in matches them exactly), and the sign-in throttle counts them
+// as one.
 func TestUsernamesDifferingOnlyByCase(t *testing.T) {
 	f := Demo()
 	u := f.Organizations[0].Users[0]

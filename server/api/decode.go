@@ -71,23 +71,55 @@ func (o *operation) decodeForm(values url.Values) (map[string]any, error) {
 }
 
 // nulAt returns the path, from path, of the first string or member name in
-// v, a decoded JSON value, holding a NUL character (members in name order).
+// v, a decoded JSON value, holding a NUL character.
 func nulAt(v any, path string) (string, bool) {
+	return firstAt(v, path, func(v any) bool {
+		s, isString := v.(string)
+		return isString && strings.ContainsRune(s, 0)
+	})
+}
+
+// outOfRange returns the path, inside the JSON document s, of its first
+// number no float64 holds; "" for s itself.
+func outOfRange(s string) string {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return ""
+	}
+	at, _ := firstAt(v, "", func(v any) bool {
+		n, isNumber := v.(json.Number)
+		if !isNumber {
+			return false
+		}
+		_, err := n.Float64()
+		return err != nil
+	})
+	return at
+}
+
+// firstAt returns the path, from path, of the first value in v, a decoded
+// JSON value, that bad reports (members in name order, so the answer does
+// not change from call to call); a member name bad reports is its
+// object's path, marked.
+func firstAt(v any, path string, bad func(any) bool) (string, bool) {
+	if bad(v) {
+		return path, true
+	}
 	switch v := v.(type) {
-	case string:
-		return path, strings.ContainsRune(v, 0)
 	case []any:
 		for i, e := range v {
-			if at, found := nulAt(e, fmt.Sprintf("%s[%d]", path, i)); found {
+			if at, found := firstAt(e, fmt.Sprintf("%s[%d]", path, i), bad); found {
 				return at, true
 			}
 		}
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if strings.ContainsRune(k, 0) {
+			if bad(k) {
 				return path + " (a member name)", true
 			}
-			if at, found := nulAt(v[k], join2(path, k)); found {
+			if at, found := firstAt(v[k], join2(path, k), bad); found {
 				return at, true
 			}
 		}
@@ -109,8 +141,9 @@ func decodeField(s string, prop *openapi3.Schema, enc *openapi3.Encoding) (any, 
 		if err := json.Unmarshal([]byte(s), &v); err != nil {
 			var ute *json.UnmarshalTypeError
 			if errors.As(err, &ute) && strings.HasPrefix(ute.Value, "number") {
-				// JSON, but a number no float64 holds, such as 1e400.
-				return nil, &fieldError{path: ute.Field, reason: ute.Value + " is out of range"}
+				// JSON, but a number no float64 holds, such as 1e400. The
+				// error names no path inside maps: found again here.
+				return nil, &fieldError{path: outOfRange(s), reason: ute.Value + " is out of range"}
 			}
 			if strings.Contains(err.Error(), "exceeded max depth") && maxDepth(prop) > 0 {
 				// Too deep for the JSON parser (10,000 levels), so far too deep

@@ -236,8 +236,8 @@ func (s *Server) checkFault(f Fault) (*rule, error) {
 	effects := 0
 	if f.Error != nil {
 		effects++
-		if f.Error.Code == 0 {
-			bad = append(bad, "error.code: required, such as 498")
+		if msg := checkCode("error.code", f.Error.Code, 498); msg != "" {
+			bad = append(bad, msg)
 		}
 		eff.Error = f.Error.domain()
 	}
@@ -251,8 +251,8 @@ func (s *Server) checkFault(f Fault) (*rule, error) {
 		}
 		eff.ItemErrors = make(map[string]*server.Error, len(f.ItemErrors))
 		for id, e := range f.ItemErrors {
-			if e.Code == 0 {
-				bad = append(bad, "itemErrors."+id+".code: required, such as 500")
+			if msg := checkCode("itemErrors."+id+".code", e.Code, 500); msg != "" {
+				bad = append(bad, msg)
 			}
 			eff.ItemErrors[id] = e.domain()
 		}
@@ -267,9 +267,12 @@ func (s *Server) checkFault(f Fault) (*rule, error) {
 	if f.Headers != nil && f.Status == 0 {
 		bad = append(bad, "headers: only with status")
 	}
-	for k := range f.Headers {
-		if k == "" || strings.ContainsAny(k, " :\r\n") {
-			bad = append(bad, fmt.Sprintf("headers: %q is not a header name", k))
+	for k, v := range f.Headers {
+		switch {
+		case !isToken(k):
+			bad = append(bad, headerField(k)+": not a header name, a token such as Retry-After")
+		case strings.ContainsFunc(v, isCTL):
+			bad = append(bad, headerField(k)+": a value without control characters (a tab aside)")
 		}
 	}
 	if f.Drop {
@@ -289,6 +292,50 @@ func (s *Server) checkFault(f Fault) (*rule, error) {
 	t := times
 	f.Times = &t
 	return &rule{Fault: f, times: times, fault: eff}, nil
+}
+
+// A fault's codes are the portal's, HTTP-like (400, 403, 404, 498, 499,
+// 500): anything else breaks openapi.yaml's ErrorBody, whose code is an
+// int32.
+const faultCodeMin, faultCodeMax = 400, 599
+
+// checkCode is the detail refusing code as the field, "" when it is fine.
+func checkCode(field string, code, example int) string {
+	switch {
+	case code == 0:
+		return fmt.Sprintf("%s: required, from %d to %d, such as %d", field, faultCodeMin, faultCodeMax, example)
+	case code < faultCodeMin || code > faultCodeMax:
+		return fmt.Sprintf("%s: %d is not from %d to %d", field, code, faultCodeMin, faultCodeMax)
+	}
+	return ""
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 5.6.2), as a header
+// name must be.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// isCTL reports a control character, which no header value holds but a
+// tab; net/http would turn CR and LF into spaces rather than refuse them.
+func isCTL(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }
+
+// headerField names a header of the rule in a detail, quoted when its name
+// would not read plainly.
+func headerField(name string) string {
+	if q := strconv.Quote(name); name != "" && q[1:len(q)-1] == name {
+		return "headers." + name
+	}
+	return "headers." + strconv.Quote(name)
 }
 
 // maxFaultDelay bounds a delay: a rule left behind must not hang a suite.

@@ -49,7 +49,8 @@ type Fault struct {
 	// Fired The calls it fired on.
 	Fired *int `json:"fired,omitempty"`
 
-	// Headers Headers of the `status` answer, such as `Retry-After`.
+	// Headers Headers of the `status` answer, such as `Retry-After`: each name an HTTP token, each value
+	// without control characters but tab.
 	Headers *map[string]string `json:"headers,omitempty"`
 	Id      *string            `json:"id,omitempty"`
 
@@ -82,6 +83,8 @@ type Fault struct {
 
 // FaultError An error envelope of the portal; `message` defaults to the portal's for 498, 499, 403 and 500.
 type FaultError struct {
+	// Code From 400 to 599, HTTP-like as the portal's codes are, such as 400, 403, 404, 498, 499 or 500;
+	// any other is refused with 400.
 	Code        int       `json:"code"`
 	Details     *[]string `json:"details,omitempty"`
 	Message     *string   `json:"message,omitempty"`

@@ -323,6 +323,10 @@ export interface components {
         };
         /** @description An error envelope of the portal; `message` defaults to the portal's for 498, 499, 403 and 500. */
         FaultError: {
+            /**
+             * @description From 400 to 599, HTTP-like as the portal's codes are, such as 400, 403, 404, 498, 499 or 500;
+             *     any other is refused with 400.
+             */
             code: number;
             messageCode?: string;
             message?: string;
@@ -357,7 +361,10 @@ export interface components {
             };
             /** @description A transport answer with this HTTP status, the envelope as body, such as 429, 502 or 503. */
             status?: number;
-            /** @description Headers of the `status` answer, such as `Retry-After`. */
+            /**
+             * @description Headers of the `status` answer, such as `Retry-After`: each name an HTTP token, each value
+             *     without control characters but tab.
+             */
             headers?: {
                 [key: string]: string;
             };

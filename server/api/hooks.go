@@ -245,7 +245,10 @@ func (s *srv) applyFault(c echo.Context, rs *requestState, f *Fault) error {
 		}
 		return &transportError{f.Status, envelopeBody{Code: f.Status, Message: msg, Details: []string{}}}
 	case f.ItemErrors != nil:
-		rs.Context = server.WithItemFaults(rs.Context, f.ItemErrors)
+		// A context over the request's, not a change to rs.Context: the
+		// store's goroutines may still be reading that field.
+		r := c.Request()
+		c.SetRequest(r.WithContext(server.WithItemFaults(r.Context(), f.ItemErrors)))
 	}
 	return nil
 }

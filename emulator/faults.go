@@ -273,6 +273,8 @@ func (s *Server) checkFault(f Fault) (*rule, error) {
 			bad = append(bad, headerField(k)+": not a header name, a token such as Retry-After")
 		case strings.ContainsFunc(v, isCTL):
 			bad = append(bad, headerField(k)+": a value without control characters (a tab aside)")
+		case framing[http.CanonicalHeaderKey(k)]:
+			bad = append(bad, headerField(k)+": frames the answer, which the server writes itself")
 		}
 	}
 	if f.Drop {
@@ -324,6 +326,12 @@ func isToken(s string) bool {
 	}
 	return true
 }
+
+// framing are the headers that say how the answer is framed or the
+// connection kept: set by a fault, they would make the answer unreadable
+// rather than an answer a client must handle.
+var framing = map[string]bool{"Content-Length": true, "Transfer-Encoding": true, "Connection": true,
+	"Keep-Alive": true, "Upgrade": true, "Trailer": true, "Te": true, "Proxy-Connection": true}
 
 // isCTL reports a control character, which no header value holds but a
 // tab; net/http would turn CR and LF into spaces rather than refuse them.

@@ -50,7 +50,9 @@ type Fault struct {
 	Fired *int `json:"fired,omitempty"`
 
 	// Headers Headers of the `status` answer, such as `Retry-After`: each name an HTTP token, each value
-	// without control characters but tab.
+	// without control characters but tab; not the headers that frame the answer (`Content-Length`,
+	// `Transfer-Encoding`, `Connection`, `Keep-Alive`, `Upgrade`, `Trailer`, `TE`,
+	// `Proxy-Connection`), which the server writes itself.
 	Headers *map[string]string `json:"headers,omitempty"`
 	Id      *string            `json:"id,omitempty"`
 

@@ -363,7 +363,9 @@ export interface components {
             status?: number;
             /**
              * @description Headers of the `status` answer, such as `Retry-After`: each name an HTTP token, each value
-             *     without control characters but tab.
+             *     without control characters but tab; not the headers that frame the answer (`Content-Length`,
+             *     `Transfer-Encoding`, `Connection`, `Keep-Alive`, `Upgrade`, `Trailer`, `TE`,
+             *     `Proxy-Connection`), which the server writes itself.
              */
             headers?: {
                 [key: string]: string;

@@ -10,7 +10,7 @@ SPECTRAL := tools/spectral/node_modules/.bin/spectral
 # names, or a throwaway cluster of Debian's postgresql when it is unset.
 WITH_POSTGRES := mk/with-postgres.sh
 
-.PHONY: all generate generate-go check lint lint-spec test test-go test-go-side test-clients run bench fuzz tools clean
+.PHONY: all generate generate-go check lint lint-spec test test-go test-race test-go-side test-clients run bench fuzz tools clean
 
 .DEFAULT_GOAL := all
 
@@ -71,13 +71,18 @@ test: check tools
 	$(WITH_POSTGRES) $(MAKE) --no-print-directory -j2 --output-sync=recurse test-go-side test-clients
 
 test-go-side:
-	$(MAKE) --no-print-directory -j1 lint test-go test-generators
+	$(MAKE) --no-print-directory -j1 lint test-go test-race test-generators
 
 test-clients:
 	$(MAKE) --no-print-directory -j1 $(filter-out test-go test-generators,$(TEST_TARGETS))
 
 test-go:
 	$(WITH_POSTGRES) $(GO) test -count=1 ./...
+
+# The in-process emulator's tests again under the race detector: they drive
+# every operation with faults, the clock and the store's goroutines at once.
+test-race:
+	$(WITH_POSTGRES) $(GO) test -race -count=1 ./portaltest/ ./emulator/
 
 ## run: the emulator with its embedded store and the demo organization
 run:

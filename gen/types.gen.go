@@ -365,9 +365,11 @@ type AddItemForm struct {
 	F *Format `json:"f,omitempty"`
 
 	// Tags Tags, comma-separated.
-	Tags  *string `json:"tags,omitempty"`
-	Title string  `json:"title"`
-	Type  string  `json:"type"`
+	Tags *string `json:"tags,omitempty"`
+
+	// Title Shown on one line, so without control characters (tab, line break, NUL) or line and paragraph separators.
+	Title string `json:"title"`
+	Type  string `json:"type"`
 }
 
 // AssignMemberCategorySchemaForm defines model for AssignMemberCategorySchemaForm.
@@ -398,8 +400,10 @@ type Color = string
 // CreateFolderForm defines model for CreateFolderForm.
 type CreateFolderForm struct {
 	// F `json` (the default when absent) or `pjson` (the same JSON, indented).
-	F     *Format `json:"f,omitempty"`
-	Title string  `json:"title"`
+	F *Format `json:"f,omitempty"`
+
+	// Title Shown on one line, so without control characters (tab, line break, NUL) or line and paragraph separators.
+	Title string `json:"title"`
 }
 
 // DeleteItemsForm defines model for DeleteItemsForm.

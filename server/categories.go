@@ -157,7 +157,7 @@ func cleanTitles(nodes []CategoryNode, parent string, maxLen int, problems *[]st
 		switch {
 		case title == "":
 			*problems = append(*problems, parent+"/: title is empty")
-		case strings.IndexFunc(title, isLineOrControl) >= 0:
+		case !OneLine(title):
 			*problems = append(*problems, fmt.Sprintf("%s/%q: title holds a control character (tab, line break, NUL...)", parent, title))
 		case strings.Contains(norm.NFKC.String(title), "/"):
 			*problems = append(*problems, fmt.Sprintf("%s/%q: title contains '/'", parent, title))
@@ -173,7 +173,12 @@ func cleanTitles(nodes []CategoryNode, parent string, maxLen int, problems *[]st
 	return out
 }
 
-func isLineOrControl(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }
+// OneLine reports whether a title can be shown on one line: no control
+// character (tab, line break, NUL...) and no line or paragraph separator.
+// Categories', folders' and items' titles are.
+func OneLine(title string) bool {
+	return !strings.ContainsFunc(title, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' })
+}
 
 // TitleKey is the form in which two titles that read the same are equal:
 // trimmed, NFKC (fullwidth and compatibility forms become plain ones), case

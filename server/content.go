@@ -208,6 +208,10 @@ func judgeItems(ctx context.Context, tx Tx, owner User, ids []string, decide fun
 	return results, accepted, nil
 }
 
+// titleControl refuses a folder's or an item's title holding what a title,
+// shown on one line, cannot: as the member categories' titles.
+const titleControl = "title: holds a control character (tab, line break, NUL...)"
+
 // CreateFolder creates a folder; titles are unique per user by TitleKey
 // (case, spacing and look-alike characters ignored), as the store's index
 // on the same key enforces.
@@ -215,6 +219,9 @@ func (s *Service) CreateFolder(ctx context.Context, p Principal, username, title
 	title = strings.TrimSpace(title)
 	if TitleKey(title) == "" { // nothing visible
 		return Folder{}, Invalid("title: required")
+	}
+	if !OneLine(title) {
+		return Folder{}, Invalid(titleControl)
 	}
 	var out Folder
 	err := s.update(ctx, p, func(tx Tx) error {
@@ -278,6 +285,8 @@ func (s *Service) AddItem(ctx context.Context, p Principal, username, folderID s
 	var problems []string
 	if strings.TrimSpace(in.Title) == "" {
 		problems = append(problems, "title: required")
+	} else if !OneLine(in.Title) {
+		problems = append(problems, titleControl)
 	}
 	if strings.TrimSpace(in.Type) == "" {
 		problems = append(problems, "type: required")

@@ -376,6 +376,8 @@ func hostileCatalog() []hostileCase {
 		hostileCase{op: "createFolder", name: "257 emoji", path: cf, body: enc("title", strings.Repeat("📁", 257)), code: 400, detail: "title"},
 		hostileCase{op: "createFolder", name: "NUL in title", path: cf, body: enc("title", "Field"+nul), code: 400, detail: "title: holds a NUL"},
 		hostileCase{op: "createFolder", name: "invalid UTF-8 title", path: cf, body: enc("title", "Field "+badUTF8), code: 400, detail: "title: holds a NUL character or bytes that are not UTF-8"},
+		hostileCase{op: "createFolder", name: "line break in title", path: cf, body: enc("title", "Field\nwork"), code: 400, detail: "title: holds a control character"},
+		hostileCase{op: "createFolder", name: "line separator in title", path: cf, body: enc("title", "Field\u2028work"), code: 400, detail: "title: holds a control character"},
 		hostileCase{op: "createFolder", name: "title of Unicode spaces", path: cf, body: enc("title", "\u00a0\u2003\u3000"), code: 400, detail: "title: required"},
 		hostileCase{op: "createFolder", name: "empty title", path: cf, body: enc("title", ""), code: 400, detail: "title"},
 		hostileCase{op: "createFolder", name: "title repeats a folder in capitals", path: cf, body: enc("title", "PROJECTS"), code: 400, detail: "already exists"},
@@ -410,6 +412,7 @@ func hostileCatalog() []hostileCase {
 	ai := hContent + "/addItem"
 	add(
 		hostileCase{op: "addItem", name: "type missing", path: ai, body: enc("title", "Trails"), code: 400, detail: "type: property is missing"},
+		hostileCase{op: "addItem", name: "tab in title", path: ai, body: enc("title", "Trails\tmap", "type", "CSV"), code: 400, detail: "title: holds a control character"},
 		hostileCase{op: "addItem", name: "100 KB title", path: ai, body: enc("title", hugeTitle, "type", "CSV"), code: 400, detail: "title"},
 		hostileCase{op: "addItem", name: "type of 129 characters", path: ai, body: enc("title", "Trails", "type", strings.Repeat("T", 129)), code: 400, detail: "type"},
 		hostileCase{op: "addItem", name: "tags of 4,097 characters", path: ai, body: enc("title", "Trails", "type", "CSV", "tags", strings.Repeat("t", 4097)), code: 400, detail: "tags"},

@@ -405,9 +405,13 @@ func (f *File) Validate() error {
 				if !required(fp, fo.Title) {
 					continue
 				}
-				k := strings.ToLower(fo.Title)
+				if !server.OneLine(fo.Title) {
+					bad(fp, "%q holds a control character (tab, line break, NUL...)", fo.Title)
+				}
+				// As the store keys them (folders.title_key).
+				k := server.TitleKey(fo.Title)
 				if titles[k] {
-					bad(fp, "duplicate folder title %q (titles are unique per user, ignoring case)", fo.Title)
+					bad(fp, "duplicate folder title %q (titles are unique per user, ignoring case, width and invisible characters)", fo.Title)
 				}
 				titles[k] = true
 			}
@@ -419,7 +423,9 @@ func (f *File) Validate() error {
 					}
 					items[it.ID] = ip
 				}
-				required(ip+".title", it.Title)
+				if required(ip+".title", it.Title) && !server.OneLine(it.Title) {
+					bad(ip+".title", "%q holds a control character (tab, line break, NUL...)", it.Title)
+				}
 				required(ip+".type", it.Type)
 				if it.Folder != "" && it.Folder != "/" {
 					owner, ok := folders[it.Folder]

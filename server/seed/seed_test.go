@@ -90,7 +90,7 @@ func TestValidationRules(t *testing.T) {
 		{"duplicate folder id across users", "{id: f2, title: G}", "{id: f1, title: G}", 21, "organizations[0].users[1].folders[0].id", `duplicate folder id "f1"`},
 		{"root as folder id", "{id: f2, title: G}", `{id: "/", title: G}`, 21, "organizations[0].users[1].folders[0].id", `"/" is the root folder`},
 		{"empty folder title", "{id: f2, title: G}", `{id: f2, title: ""}`, 21, "organizations[0].users[1].folders[0].title", "must not be empty"},
-		{"duplicate folder title ignoring case", "{id: f2, title: G}", "{id: f2, title: G}\n          - {id: f3, title: g}", 22, "organizations[0].users[1].folders[1].title", `duplicate folder title "g" (titles are unique per user, ignoring case)`},
+		{"duplicate folder title ignoring case", "{id: f2, title: G}", "{id: f2, title: G}\n          - {id: f3, title: g}", 22, "organizations[0].users[1].folders[1].title", `duplicate folder title "g" (titles are unique per user, ignoring case, width and invisible characters)`},
 		{"empty item id", "{id: i1,", `{id: "",`, 15, "organizations[0].users[0].items[0].id", "must not be empty"},
 		{"duplicate item id", "folder: f1, tags: [x]}", "folder: f1, tags: [x]}\n          - {id: i1, title: J, type: CSV}", 16, "organizations[0].users[0].items[1].id", `duplicate item id "i1" (also organizations[0].users[0].items[0])`},
 		{"empty item title", "title: I,", `title: "",`, 15, "organizations[0].users[0].items[0].title", "must not be empty"},

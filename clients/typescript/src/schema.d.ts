@@ -1081,10 +1081,12 @@ export interface components {
          */
         ItemIDList: string[];
         CreateFolderForm: {
+            /** @description Shown on one line, so without control characters (tab, line break, NUL) or line and paragraph separators. */
             title: string;
             f?: components["schemas"]["Format"];
         };
         AddItemForm: {
+            /** @description Shown on one line, so without control characters (tab, line break, NUL) or line and paragraph separators. */
             title: string;
             type: string;
             /** @description Tags, comma-separated. */

@@ -190,7 +190,7 @@ func normalRedirect(uri string) (*url.URL, bool) {
 // CheckRedirectURI returns why uri cannot be registered as a redirect URI,
 // "" when it can: the out-of-band URI, or an absolute http or https URL
 // without user information or fragment, written with the characters of a
-// URI only (RFC 3986: a space or a quote would go into the Location header
+// URI only (RFC 3986: a space or a double quote would go into the Location header
 // as sent), its port, if any, one that exists.
 func CheckRedirectURI(uri string) string {
 	if uri == OOBRedirectURI {

@@ -131,7 +131,11 @@ func errBadQuery(detail string) *Error {
 
 // ParseQuery parses q; an empty q matches everything.
 func ParseQuery(q string) (Query, error) {
-	p := &parser{toks: tokenize(q)}
+	toks, err := tokenize(q)
+	if err != nil {
+		return Query{}, err
+	}
+	p := &parser{toks: toks}
 	if len(p.toks) == 0 {
 		return Query{}, nil
 	}
@@ -151,8 +155,9 @@ type token struct {
 }
 
 // tokenize splits q into words, quoted phrases and parentheses; a field
-// name stays joined to its value (owner:"Jane Smith" is one token).
-func tokenize(q string) []token {
+// name stays joined to its value (owner:"Jane Smith" is one token). A phrase
+// must be closed: where it was meant to end is not for the server to guess.
+func tokenize(q string) ([]token, error) {
 	var out []token
 	rs := []rune(q)
 	for i := 0; i < len(rs); {
@@ -174,7 +179,10 @@ func tokenize(q string) []token {
 						b.WriteRune(rs[i])
 						i++
 					}
-					i++ // the closing quote, when there is one
+					if i == len(rs) {
+						return nil, errBadQuery("a quotation mark is not closed")
+					}
+					i++ // the closing quote
 					continue
 				}
 				b.WriteRune(rs[i])
@@ -183,7 +191,7 @@ func tokenize(q string) []token {
 			out = append(out, token{text: b.String(), quoted: quoted})
 		}
 	}
-	return out
+	return out, nil
 }
 
 type parser struct {
@@ -239,11 +247,31 @@ func (p *parser) and() (node, error) {
 	}
 	switch len(ands) {
 	case 0:
-		return nil, errBadQuery("an operator without a term")
+		return nil, p.noTerm()
 	case 1:
 		return ands[0], nil
 	}
 	return ands, nil
+}
+
+// noTerm is the error of a place where a term was due and none came, named
+// by what came before it.
+func (p *parser) noTerm() error {
+	prev := ""
+	if p.i > 0 && !p.toks[p.i-1].quoted {
+		prev = p.toks[p.i-1].text
+	}
+	switch {
+	case prev == "AND" || prev == "OR":
+		return errBadQuery("an operator without a term")
+	case prev == "(" && p.i == len(p.toks):
+		return errBadQuery("a parenthesis is not closed")
+	case prev == "(":
+		return errBadQuery("empty parentheses")
+	case p.peekOp(")"):
+		return errBadQuery("unexpected )")
+	}
+	return errBadQuery("an operator without a term")
 }
 
 func (p *parser) unary() (node, error) {

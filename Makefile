@@ -80,9 +80,11 @@ test-go:
 	$(WITH_POSTGRES) $(GO) test -count=1 ./...
 
 # The in-process emulator's tests again under the race detector: they drive
-# every operation with faults, the clock and the store's goroutines at once.
+# every operation with faults, the clock and the store's goroutines at once;
+# and SQLite's group commit, whose writes hand one transaction around.
 test-race:
 	$(WITH_POSTGRES) $(GO) test -race -count=1 ./portaltest/ ./emulator/
+	$(GO) test -race -count=1 -run '^TestGroupCommit' ./server/sqlstore/
 
 ## run: the emulator with its embedded store and the demo organization
 run:

@@ -411,6 +411,22 @@ func TestAnotherOrganization(t *testing.T) {
 
 // The sign-ins at the contract's other paths pass against a portal with a
 // context in its address, rooted there (.../portal/sharing/oauth2/token).
+// TestUsersFromTheirTokens: given tokens alone, the suite takes the
+// administrator and the content owner to be their tokens' users, as
+// community/self names them, not the demo organization's: here another
+// organization's, whose names the fixtures do not know.
+func TestUsersFromTheirTokens(t *testing.T) {
+	p := portaltest.New(t)
+	rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: portaltest.OtherAdminToken, MemberToken: portaltest.OtherUserToken},
+		"^examples$/^(getSelf|getUserContent)$")
+	if rep.Failed() {
+		t.Fatalf("failures: %q", allErrors(rep.Root))
+	}
+	// The owner's content was read with the member's token: the owner is
+	// the member.
+	wantStatus(t, rep, "examples/getUserContent", conformance.Passed)
+}
+
 func TestAliasPaths(t *testing.T) {
 	for _, context := range []string{"", "/portal"} {
 		t.Run("context="+context, func(t *testing.T) {

@@ -39,8 +39,9 @@ type Target struct {
 	// administrator's organization, resolved through the API.
 	PortalID string
 	// User is the owner of the content the suite creates: the member of
-	// MemberToken when given (default: the fixtures' member), otherwise the
-	// administrator (default: Username, or the fixtures' administrator).
+	// MemberToken when given (default: that token's user, as community/self
+	// names it), otherwise the administrator (default: Username, or
+	// AdminToken's user).
 	User string
 	// HTTPClient sends the requests; nil means a client with a 60 s timeout.
 	// Its transport is wrapped, never modified.
@@ -311,17 +312,14 @@ func (s *suite) setUp(t TB) bool {
 
 	s.portalID = tg.PortalID
 	if s.portalID == "" || s.portalID == "self" {
-		a := s.call(t, "listMembers", s.adminToken, map[string]any{"portalId": "self", "num": 1.0}, nil)
-		body := ok(t, "listMembers of the administrator's organization (to resolve portalId self)", a)
-		var page struct {
-			Users []struct {
-				OrgID string `json:"orgId"`
-			} `json:"users"`
+		// portals/self names the caller's organization on every portal.
+		a := s.call(t, "getPortal", s.adminToken, map[string]any{"portalId": "self"}, nil)
+		body := ok(t, "getPortal self as the administrator (to resolve portalId self)", a)
+		id, _ := body["id"].(string)
+		if id == "" {
+			t.Fatalf("cannot resolve the organization id from portals/self: %s", clip(a.raw, 300))
 		}
-		if err := decode(body, &page); err != nil || len(page.Users) == 0 || page.Users[0].OrgID == "" {
-			t.Fatalf("cannot resolve the organization id from listMembers: %s", clip(a.raw, 300))
-		}
-		s.portalID = page.Users[0].OrgID
+		s.portalID = id
 	}
 
 	s.memberToken = tg.MemberToken
@@ -330,9 +328,15 @@ func (s *suite) setUp(t TB) bool {
 		s.adminUser = tg.User
 	}
 	if s.adminUser == "" {
+		s.adminUser = s.selfName(t, s.adminToken)
+	}
+	if s.adminUser == "" {
 		s.adminUser = s.fix.admin
 	}
 	s.owner = tg.User
+	if s.owner == "" && s.memberToken != "" {
+		s.owner = s.selfName(t, s.memberToken)
+	}
 	if s.owner == "" {
 		if s.memberToken != "" {
 			s.owner = s.fix.member
@@ -360,7 +364,8 @@ func (s *suite) setUp(t TB) bool {
 		}
 	}
 	if s.memberToken != "" && tg.Username == "" && s.adminUser != s.owner {
-		// The administrator's name is the fixtures' guess here: check it.
+		// The administrator's name was not given: check that it names a
+		// default administrator.
 		a := s.call(t, "getMember", s.adminToken, map[string]any{"userName": s.adminUser}, nil)
 		// A custom role granting administrative privileges is reported as
 		// org_admin too: the default administrator holds no roleId.
@@ -375,6 +380,18 @@ func (s *suite) setUp(t TB) bool {
 	snap := s.snapshot(t)
 	t.Cleanup(func() { s.restore(t, snap) })
 	return !t.Failed()
+}
+
+// selfName is the user name token signs in as (community/self), "" when
+// the portal does not say.
+func (s *suite) selfName(t TB, token string) string {
+	t.Helper()
+	a := s.call(t, "getSelf", token, nil, nil)
+	if a.err != nil {
+		return ""
+	}
+	name, _ := a.body["username"].(string)
+	return name
 }
 
 // hasMember reports whether a member without administrative privileges is

@@ -42,6 +42,8 @@ type Config struct {
 	// connections open without using them.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
+	// ExitWithStdin: main shuts portald down when standard input ends.
+	ExitWithStdin bool
 	// MemoryLimit is the Go runtime's soft memory limit in bytes
 	// (debug.SetMemoryLimit), math.MaxInt64 for none; main applies it
 	// unless GOMEMLIMIT is set.
@@ -72,6 +74,7 @@ var settings = []setting{
 	{"log-level", "PORTAL_LOG_LEVEL", "info", "log `level`: debug, info, warn or error (stderr; info lines may wait 100 ms, the others are written at once)"},
 	{"read-header-timeout", "PORTAL_READ_HEADER_TIMEOUT", "10s", "close a connection whose request headers take longer than this `duration` to arrive"},
 	{"idle-timeout", "PORTAL_IDLE_TIMEOUT", "2m", "close a keep-alive connection idle for longer than this `duration`"},
+	{"exit-with-stdin", "PORTAL_EXIT_WITH_STDIN", "false", "shut down, as on SIGTERM, when standard input reaches its end: a test helper holding a pipe to it stops portald by ending, however it ends (a signal, a crash, a CI timeout)"},
 	{"memory-limit", "PORTAL_MEMORY_LIMIT", defaultMemoryLimit, "soft limit on the memory of the Go runtime, as GOMEMLIMIT spells it (`size` in B, KiB, MiB or GiB; off for none): near it the garbage collector runs more often; GOMEMLIMIT, when set, replaces it"},
 }
 
@@ -132,12 +135,12 @@ func newFlagSet(c *Config, getenv func(string) string) (*flag.FlagSet, map[strin
 			fs.StringVar(&c.Version, s.flag, def, usage)
 		case "deployment":
 			fs.StringVar(&c.Deployment, s.flag, def, usage)
-		case "allow-remote-admin", "tls":
+		case "allow-remote-admin", "tls", "exit-with-stdin":
 			b, err := strconv.ParseBool(def)
 			if err != nil {
 				envErrs[s.flag] = fmt.Errorf("-%s: %s=%q is not a boolean (true or false)", s.flag, s.env, def)
 			}
-			p := map[string]*bool{"allow-remote-admin": &c.AllowRemoteAdmin, "tls": &c.TLS}[s.flag]
+			p := map[string]*bool{"allow-remote-admin": &c.AllowRemoteAdmin, "tls": &c.TLS, "exit-with-stdin": &c.ExitWithStdin}[s.flag]
 			fs.BoolVar(p, s.flag, b, usage)
 		case "allow-remote-reset":
 			// An alias: it sets AllowRemoteAdmin, and its environment

@@ -44,13 +44,25 @@ const defaultGCPercent = 400
 
 func main() {
 	setGCPercent(os.Getenv)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// After the first signal, a second one kills at once.
-		<-ctx.Done()
+		<-sigctx.Done()
 		stop()
 	}()
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, func(cfg Config) { setMemoryLimit(cfg.MemoryLimit, os.Getenv) })
+	ctx, end := context.WithCancel(sigctx)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, func(cfg Config) {
+		setMemoryLimit(cfg.MemoryLimit, os.Getenv)
+		if cfg.ExitWithStdin {
+			// The pipe closes when the process holding it ends, whatever
+			// ends it: no orphan outlives a killed test run.
+			go func() {
+				_, _ = io.Copy(io.Discard, os.Stdin)
+				end()
+			}()
+		}
+	})
+	end()
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "portald:", err)

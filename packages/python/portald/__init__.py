@@ -132,6 +132,8 @@ def _stop(proc: subprocess.Popen, tmpdir: Optional[str]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    if proc.stdin:
+        proc.stdin.close()
     if tmpdir:
         shutil.rmtree(tmpdir, ignore_errors=True)
 
@@ -189,7 +191,9 @@ class Portal:
             raise RuntimeError("portal already started")
         binary = self.binary or binary_path()
         tmpdir = tempfile.mkdtemp(prefix="portald-")
-        cmd = [binary, "-addr", "127.0.0.1:0", "-db", ":memory:"]
+        # -exit-with-stdin: portald ends when this process does, however it ends (SIGTERM from a CI
+        # timeout, a crash), since the pipe held as its stdin closes then.
+        cmd = [binary, "-addr", "127.0.0.1:0", "-db", ":memory:", "-exit-with-stdin"]
         if self.tls:
             cmd += ["-tls", "-tls-cert", os.path.join(tmpdir, "cert.pem"), "-tls-key", os.path.join(tmpdir, "key.pem")]
         if self.seed is not None:
@@ -198,8 +202,12 @@ class Portal:
             cmd += ["-admin-token", self.admin_token]
         cmd += self.args
         log_path = self.log_file or os.path.join(tmpdir, "portald.log")
-        with open(log_path, "ab") as log:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log)
+        try:
+            with open(log_path, "ab") as log:
+                proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+        except BaseException:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+            raise
         self._proc = proc
         self.log_path = log_path
         self._finalizer = weakref.finalize(self, _stop, proc, tmpdir)
@@ -210,14 +218,16 @@ class Portal:
         try:
             line = lines.get(timeout=self.startup_timeout).decode("utf-8", "replace").strip()
         except queue.Empty:
+            tail = self._log_tail(log_path)  # before stop, which removes the log
             self.stop()
-            raise RuntimeError(f"portald did not start within {self.startup_timeout}s: {self._log_tail(log_path)}")
+            raise RuntimeError(f"portald did not start within {self.startup_timeout}s: {tail}")
         m = _START_LINE.match(line)
         if not m:
             proc.wait(timeout=10)
+            tail = self._log_tail(log_path)
             self.stop()
             proc.stdout.close()  # its reader has returned: the line was read
-            raise RuntimeError(f"portald did not start (exit {proc.returncode}): {line} {self._log_tail(log_path)}")
+            raise RuntimeError(f"portald did not start (exit {proc.returncode}): {line} {tail}".rstrip())
         self.address, self.rest_url = m.group(1), m.group(2)
         self.url = self.rest_url[: -len("/sharing/rest")]
         scheme = "https" if self.tls else "http"

@@ -8,6 +8,8 @@ import os
 import ssl
 import subprocess
 import sys
+import tempfile
+import time
 import urllib.parse
 import zipfile
 
@@ -150,8 +152,44 @@ def test_http_portal_with_a_seed_of_its_own(tmp_path):
 def test_a_broken_seed_stops_start_up_with_the_reason(tmp_path):
     seed = tmp_path / "seed.yaml"
     seed.write_text("organizations: [{id: x}]\n")
-    with pytest.raises(RuntimeError, match="portald did not start"):
+    # The reason is portald's own, read from its log before the log is removed.
+    with pytest.raises(RuntimeError, match=r"portald did not start \(exit 1\):.*organizations\[0\]"):
         Portal(seed=seed).start()
+
+
+def test_a_binary_that_cannot_run_leaves_no_directory(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(FileNotFoundError):
+        Portal(binary=str(tmp_path / "no-such-portald")).start()
+    assert os.listdir(tmp_path) == []
+
+
+def test_portald_ends_with_the_process_that_started_it(tmp_path):
+    # A process that starts a portal and is then killed outright (as by a CI timeout) stops() nothing;
+    # portald, whose standard input was that process's pipe, ends on its own.
+    script = tmp_path / "killed.py"
+    script.write_text(
+        "import os, signal, portald\n"
+        "p = portald.Portal().start()\n"
+        "print(p._proc.pid, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == -9, out
+    pid = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 30
+    while _alive(pid):
+        assert time.monotonic() < deadline, f"portald {pid} still runs 30 s after the process that started it was killed"
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    # The killed script's child is reparented to init, which reaps it: gone from /proc once it exits.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_console_script_runs_the_binary():

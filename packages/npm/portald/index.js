@@ -78,12 +78,15 @@ const duration = (d) => (typeof d === "number" ? `${d}ms` : d);
  */
 export async function startPortal(options = {}) {
   const tmp = mkdtempSync(path.join(tmpdir(), "portald-"));
-  const args = ["-addr", "127.0.0.1:0", "-db", ":memory:", "-log-level", options.logLevel ?? "warn"];
+  // -exit-with-stdin: portald ends when this process does, however it ends (a signal, a crash, a CI
+  // timeout), since the pipe held as its stdin closes then; process.on("exit") sees none of those.
+  const args = ["-addr", "127.0.0.1:0", "-db", ":memory:", "-exit-with-stdin", "-log-level", options.logLevel ?? "warn"];
   if (options.tls) args.push("-tls", "-tls-cert", path.join(tmp, "cert.pem"), "-tls-key", path.join(tmp, "key.pem"));
   if (options.seed) args.push("-seed", options.seed);
   if (options.adminToken) args.push("-admin-token", options.adminToken);
   args.push(...(options.args ?? []));
-  const child = spawn(options.binary ?? binaryPath(), args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(options.binary ?? binaryPath(), args, { stdio: ["pipe", "pipe", "pipe"] });
+  child.stdin.on("error", () => {}); // closed under it when portald ends first: nothing to do
   const killOnExit = () => child.kill();
   process.on("exit", killOnExit);
   // Kept for the message of a failed start-up; read on, so that portald never blocks on a full pipe.

@@ -2,6 +2,7 @@ package docs_test
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -83,4 +84,25 @@ func buildReadmeProgram(t *testing.T, root, src string) string {
 		t.Fatalf("README.md's Go example does not compile: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// The Python package's README (the wheel's long description) shows a test
+// that make test-wheel runs: packages/python/example/test_readme.py, the
+// same text.
+func TestPythonPackageReadmeSnippet(t *testing.T) {
+	readme, err := os.ReadFile("../packages/python/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := fencedBlocks(readme, "python")
+	if len(blocks) != 1 {
+		t.Fatalf("packages/python/README.md has %d python blocks, want 1", len(blocks))
+	}
+	file, err := os.ReadFile("../packages/python/example/test_readme.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blocks[0] != string(file) {
+		t.Errorf("packages/python/README.md's python block and packages/python/example/test_readme.py differ:\n%s\n---\n%s", blocks[0], file)
+	}
 }

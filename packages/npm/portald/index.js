@@ -68,6 +68,13 @@ const START_LINE = /^portald listening on ([^ ,]+), API at (\S+),/;
 const CERT = /, HTTPS certificate (.+?) \(/;
 const TOKENS = /, demo tokens: (.*)$/;
 
+// What process.exit (or the event loop's end) must still do for the portals not stopped: kill each, remove
+// its directory. One listener for them all, however many portals run.
+const onExit = new Set();
+process.on("exit", () => {
+  for (const f of onExit) f();
+});
+
 /** A Go duration: "2h", or milliseconds. */
 const duration = (d) => (typeof d === "number" ? `${d}ms` : d);
 
@@ -87,8 +94,11 @@ export async function startPortal(options = {}) {
   args.push(...(options.args ?? []));
   const child = spawn(options.binary ?? binaryPath(), args, { stdio: ["pipe", "pipe", "pipe"] });
   child.stdin.on("error", () => {}); // closed under it when portald ends first: nothing to do
-  const killOnExit = () => child.kill();
-  process.on("exit", killOnExit);
+  const killOnExit = () => {
+    child.kill();
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  onExit.add(killOnExit);
   // Kept for the message of a failed start-up; read on, so that portald never blocks on a full pipe.
   let stderr = "";
   child.stderr.on("data", (b) => {
@@ -120,14 +130,14 @@ export async function startPortal(options = {}) {
     });
   } catch (e) {
     child.kill();
-    process.off("exit", killOnExit);
+    onExit.delete(killOnExit);
     rmSync(tmp, { recursive: true, force: true });
     throw e;
   }
   const m = START_LINE.exec(line);
   if (!m) {
     child.kill();
-    process.off("exit", killOnExit);
+    onExit.delete(killOnExit);
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`portald: unexpected start-up line: ${line}`);
   }
@@ -188,7 +198,7 @@ export async function startPortal(options = {}) {
         // SIGTERM: portald shuts down gracefully (on Windows, the process ends).
         if (child.exitCode === null && child.signalCode === null) child.kill();
         await exited;
-        process.off("exit", killOnExit);
+        onExit.delete(killOnExit);
         rmSync(tmp, { recursive: true, force: true });
       })();
       return stopped;

@@ -1,9 +1,11 @@
-// A process that starts a portal and is then killed outright (as by a CI timeout) stops nothing;
-// portald, whose standard input was that process's pipe, ends on its own.
+// What the helper leaves behind when a test process ends without stop(): killed outright (as by a CI
+// timeout), its portald ends on its own, its standard input that process's pipe; ending by process.exit,
+// portald is stopped and its directory removed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { startPortal } from "portald";
 
 const script = `
 import { startPortal } from "portald";
@@ -30,5 +32,40 @@ test("portald ends with the process that started it", { skip: process.platform !
   while (alive(pid)) {
     assert.ok(Date.now() < deadline, `portald ${pid} still runs 30 s after the process that started it was killed`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
+test("process.exit without stop() leaves no portald and no directory", { skip: process.platform !== "linux" && "reads /proc" }, async () => {
+  const exiting = `
+import path from "node:path";
+import { startPortal } from "portald";
+const p = await startPortal({ tls: true });
+console.log(p.process.pid, path.dirname(p.caFile));
+process.exit(0);
+`;
+  const out = spawnSync(process.execPath, ["--input-type=module", "-e", exiting], { encoding: "utf8", timeout: 60000 });
+  assert.equal(out.status, 0, out.stderr);
+  const [pid, dir] = out.stdout.trim().split(" ");
+  assert.ok(Number(pid) > 0 && dir, out.stdout);
+  assert.equal(existsSync(dir), false, `${dir} is left behind`);
+  const deadline = Date.now() + 30000;
+  while (alive(Number(pid))) {
+    assert.ok(Date.now() < deadline, `portald ${pid} still runs 30 s after the process that started it exited`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
+test("many portals at once: no warning of too many exit listeners", async () => {
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w.name);
+  process.on("warning", onWarning);
+  try {
+    const portals = await Promise.all(Array.from({ length: 12 }, () => startPortal()));
+    await Promise.all(portals.map((p) => p.stop()));
+    // Warnings are emitted on the next tick.
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(warnings.filter((n) => n === "MaxListenersExceededWarning"), []);
+  } finally {
+    process.off("warning", onWarning);
   }
 });

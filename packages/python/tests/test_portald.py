@@ -164,6 +164,7 @@ def test_a_binary_that_cannot_run_leaves_no_directory(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_portald_ends_with_the_process_that_started_it(tmp_path):
     # A process that starts a portal and is then killed outright (as by a CI timeout) stops() nothing;
     # portald, whose standard input was that process's pipe, ends on its own.

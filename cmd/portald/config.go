@@ -302,9 +302,10 @@ func (a boolAlias) IsBoolFlag() bool { return true }
 func usage(w io.Writer, getenv func(string) string) {
 	fs, _ := newFlagSet(new(Config), getenv)
 	fs.SetOutput(w)
-	fmt.Fprintf(w, "Usage: portald [flags]\n       portald healthcheck [flags]\n\n"+
+	fmt.Fprintf(w, "Usage: portald [flags]\n       portald healthcheck [flags]\n       portald version\n\n"+
 		"portald %s emulates an organization portal's REST API at http://ADDR[CONTEXT]/sharing/rest (https:// with -tls).\n"+
-		"portald healthcheck exits 0 when the server the same flags describe answers GET /health with 200.\n\nFlags:\n", buildinfo.String())
+		"portald healthcheck exits 0 when the server the same flags describe answers GET /health with 200.\n"+
+		"portald version prints the build's version (-version is the portal's version emulated).\n\nFlags:\n", buildinfo.String())
 	fs.PrintDefaults()
 	fmt.Fprintf(w, "\nGOGC, when set, replaces portald's default of %d; GOMEMLIMIT, when set, replaces -memory-limit.\n", defaultGCPercent)
 }

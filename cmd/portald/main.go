@@ -105,6 +105,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if len(args) > 0 && args[0] == "healthcheck" {
 		return healthcheck(ctx, args[1:], getenv, stdout)
 	}
+	if len(args) == 1 && args[0] == "version" {
+		// -version is the portal's version emulated: the build's is a word.
+		fmt.Fprintln(stdout, "portald", buildinfo.String())
+		return nil
+	}
 	cfg, err := Load(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		usage(stdout, getenv)

@@ -57,6 +57,9 @@ type process struct {
 	line     string // the start-up line
 	cmd      *exec.Cmd
 	done     chan error
+	// stdin is portald's standard input, held open until closed here or
+	// the process ends (-exit-with-stdin).
+	stdin io.WriteCloser
 }
 
 var (
@@ -70,6 +73,10 @@ func startPortald(t testing.TB, args ...string) *process {
 	t.Helper()
 	cmd := exec.Command(portaldBinary(t), append([]string{"-addr", "127.0.0.1:0", "-log-level", "warn"}, args...)...)
 	cmd.Env = os.Environ()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +86,7 @@ func startPortald(t testing.TB, args ...string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, done: make(chan error, 1), client: http.DefaultClient}
+	p := &process{cmd: cmd, done: make(chan error, 1), client: http.DefaultClient, stdin: stdin}
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)

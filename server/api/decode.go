@@ -27,7 +27,7 @@ func (o *operation) decodeForm(values url.Values) (map[string]any, error) {
 	var details []string
 	for name, vs := range values {
 		if len(vs) > 1 {
-			details = append(details, fmt.Sprintf("%s: given %d times; give a parameter once", name, len(vs)))
+			details = append(details, givenTimes(name, len(vs)))
 			continue
 		}
 		if err := exploded(name, o.body); err != nil {
@@ -125,6 +125,11 @@ func firstAt(v any, path string, bad func(any) bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// givenTimes is the detail refusing a parameter given n times.
+func givenTimes(name string, n int) string {
+	return fmt.Sprintf("%s: given %d times; give a parameter once", name, n)
 }
 
 // fieldError is a problem at a path inside a field's JSON document.

@@ -377,7 +377,7 @@ func (s *srv) readParams(c echo.Context, rs *requestState) (token string, err er
 	// (decodeForm): taking the first would hide the client's mistake.
 	for _, src := range []url.Values{form, query} {
 		if n := len(src["token"]); n > 1 {
-			return "", server.Invalid(fmt.Sprintf("token: given %d times; give a parameter once", n))
+			return "", server.Invalid(givenTimes("token", n))
 		}
 	}
 	token = sentToken(form, query, req.Header)

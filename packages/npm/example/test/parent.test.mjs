@@ -23,16 +23,21 @@ function alive(pid) {
   }
 }
 
+/** Waits for portald pid to end, failing after 30 s; why says what ended its starter. */
+async function ends(pid, why) {
+  const deadline = Date.now() + 30000;
+  while (alive(pid)) {
+    assert.ok(Date.now() < deadline, `portald ${pid} still runs 30 s after the process that started it ${why}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 test("portald ends with the process that started it", { skip: process.platform !== "linux" && "reads /proc" }, async () => {
   const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60000 });
   assert.equal(out.signal, "SIGKILL", out.stderr);
   const pid = Number(out.stdout.trim());
   assert.ok(pid > 0, out.stdout);
-  const deadline = Date.now() + 30000;
-  while (alive(pid)) {
-    assert.ok(Date.now() < deadline, `portald ${pid} still runs 30 s after the process that started it was killed`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await ends(pid, "was killed");
 });
 
 test("process.exit without stop() leaves no portald and no directory", { skip: process.platform !== "linux" && "reads /proc" }, async () => {
@@ -48,11 +53,7 @@ process.exit(0);
   const [pid, dir] = out.stdout.trim().split(" ");
   assert.ok(Number(pid) > 0 && dir, out.stdout);
   assert.equal(existsSync(dir), false, `${dir} is left behind`);
-  const deadline = Date.now() + 30000;
-  while (alive(Number(pid))) {
-    assert.ok(Date.now() < deadline, `portald ${pid} still runs 30 s after the process that started it exited`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await ends(Number(pid), "exited");
 });
 
 test("many portals at once: no warning of too many exit listeners", async () => {

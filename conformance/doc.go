@@ -193,7 +193,10 @@
 // x-introduced-in or x-deployments (portalConfigProperties, say) with a 400
 // whose detail names the field and a version or deployment, as the contract
 // prescribes, the checks that need that field are reported as not run,
-// with the target's detail, rather than failed.
+// with the target's detail, rather than failed: when the target's release
+// (given or detected) is older than the field, or its deployment is not
+// among the field's. A target whose release and deployment take the field
+// fails for refusing it.
 //
 // # Safety
 //

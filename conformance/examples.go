@@ -445,9 +445,11 @@ func (s *suite) replayOne(t TB, p *pair, fx *fixtures, sub *substitution, isSetu
 
 // gated says why a refused request used a field the contract marks with
 // x-introduced-in or x-deployments, when the target refused it for that:
-// a 400 whose detail names the field and a version or deployment. Such a
-// target is another version or deployment than the one the examples are
-// written for, not a broken one.
+// a 400 whose detail names the field and a version or deployment, from a
+// target whose release or deployment (given or detected) does not take the
+// field. Such a target is another version or deployment than the one the
+// examples are written for, not a broken one. A target whose release and
+// deployment take the field gets no such excuse: its refusal is judged.
 func (s *suite) gated(o *operation, body map[string]any, a *answer) string {
 	if a.err == nil || a.err.Code != 400 || o.form == nil || o.form.Schema == nil || o.form.Schema.Value == nil {
 		return ""
@@ -459,7 +461,7 @@ func (s *suite) gated(o *operation, body map[string]any, a *answer) string {
 		}
 		since, _ := prop.Value.Extensions["x-introduced-in"].(string)
 		where := prop.Value.Extensions["x-deployments"]
-		if since == "" && where == nil {
+		if since == "" && where == nil || s.takes(since, where) {
 			continue
 		}
 		for _, d := range a.err.Details {
@@ -469,6 +471,23 @@ func (s *suite) gated(o *operation, body map[string]any, a *answer) string {
 		}
 	}
 	return ""
+}
+
+// takes reports whether the target, by its release and deployment, takes a
+// field introduced in since and offered by the deployments where lists; an
+// unknown release or deployment takes nothing for sure.
+func (s *suite) takes(since string, where any) bool {
+	if since != "" {
+		have, ok1 := parseVersion(s.target.Version)
+		need, ok2 := parseVersion(since)
+		if !ok1 || !ok2 || have.less(need) {
+			return false
+		}
+	}
+	if list, ok := where.([]any); ok {
+		return s.target.Deployment != "" && slices.Contains(list, any(s.target.Deployment))
+	}
+	return true
 }
 
 // expected is p's response example with the fixtures' ids and names

@@ -290,6 +290,11 @@ func (s *suite) moveScenarios(t TB) {
 			t.Errorf("items %q: want two results, for %s then %s (spaces trimmed, empty entries ignored), got %s",
 				fmt.Sprintf(" %s , ,%s ", w.roads, w.hydrants), w.roads, w.hydrants, clip(a.raw, 400))
 		}
+		for _, id := range []string{w.roads, w.hydrants} {
+			if got := s.folderOf(t, w.f, id); got != w.archive {
+				t.Errorf("after moving %s, listed among spaces and empty entries, to %s, the content reads put it in %q", id, w.archive, got)
+			}
+		}
 	})
 }
 

@@ -247,3 +247,53 @@ func MoveItemWithoutMoving(target *url.URL) http.Handler {
 		json.NewEncoder(w).Encode(map[string]any{"success": true, "itemId": parts[n-2], "owner": owner, "folder": folder})
 	})
 }
+
+// RefuseGatedField refuses every settings update that sends
+// portalConfigProperties, with the 400 a portal too old for the field
+// answers, whatever the portal's version: a portal that says it is recent
+// and still refuses the field.
+func RefuseGatedField(target *url.URL) http.Handler {
+	p := httputil.NewSingleHostReverseProxy(target)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/update") {
+			p.ServeHTTP(w, r)
+			return
+		}
+		raw, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		if form, _ := url.ParseQuery(string(raw)); !form.Has("portalConfigProperties") {
+			p.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+			"code": 400, "message": "Unable to update portal settings.",
+			"details": []string{"portalConfigProperties: requires version 11.0; this portal is 10.8"}}})
+	})
+}
+
+// MoveItemsWithoutMoving answers moveItems with a success for each item
+// listed (spaces trimmed, empty entries left out, as the contract says),
+// without moving anything.
+func MoveItemsWithoutMoving(target *url.URL) http.Handler {
+	p := httputil.NewSingleHostReverseProxy(target)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/moveItems") {
+			p.ServeHTTP(w, r)
+			return
+		}
+		_ = r.ParseForm()
+		var results []any
+		for _, id := range strings.Split(r.PostForm.Get("items"), ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				results = append(results, map[string]any{"itemId": id, "success": true})
+			}
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		json.NewEncoder(w).Encode(map[string]any{"results": results})
+	})
+}

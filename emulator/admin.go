@@ -31,7 +31,14 @@ type adminError struct {
 	details []string
 }
 
-func (e *adminError) Error() string { return e.message }
+// Error is the message and, for Go callers (AddFault, SetClock...), the
+// details that name what was refused, which HTTP callers get in the envelope.
+func (e *adminError) Error() string {
+	if len(e.details) == 0 {
+		return e.message
+	}
+	return e.message + " " + strings.Join(e.details, "; ")
+}
 
 var errAdminNotFound = &adminError{http.StatusNotFound, "Not found: no such emulator endpoint.", nil}
 

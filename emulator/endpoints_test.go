@@ -390,3 +390,17 @@ func TestContractServed(t *testing.T) {
 		}
 	}
 }
+
+// AddFault's refusal names each field refused, for Go callers as for HTTP's.
+func TestAddFaultErrorNamesFields(t *testing.T) {
+	srv, _ := start(t, emulator.Options{})
+	_, err := srv.AddFault(emulator.Fault{Operation: "getItem", Delay: "soon", Error: &emulator.FaultError{Code: 99}})
+	if err == nil {
+		t.Fatal("AddFault took a delay of \"soon\" and an error code of 99")
+	}
+	for _, field := range []string{"delay: ", "error.code: "} {
+		if !strings.Contains(err.Error(), field) {
+			t.Errorf("%q does not name %q", err, field)
+		}
+	}
+}

@@ -180,8 +180,10 @@ func TestGoSamples(t *testing.T) {
 	samples := allSamples(t)
 	p := portaltest.New(t)
 	_, file, _, _ := runtime.Caller(0)
-	// Inside the module, so that the program builds against this tree.
-	dir, err := os.MkdirTemp(filepath.Dir(file), "samples-")
+	// Inside the module, so that the program builds against this tree; its
+	// name starts with "_" so that ./... in a go command run meanwhile (go vet
+	// in another terminal) does not list it, then find it gone.
+	dir, err := os.MkdirTemp(filepath.Dir(file), "_samples-")
 	if err != nil {
 		t.Fatal(err)
 	}

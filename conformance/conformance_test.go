@@ -217,6 +217,12 @@ func TestSuiteCatchesBrokenServers(t *testing.T) {
 			wantFailure(t, rep, "moveItem/alreadyThere", "want the error envelope with code 500")
 			wantFailure(t, rep, "moveItem/unknownItem", "want the error envelope with code 400")
 		}, "^moveItem$"},
+		{"publicGroupHiddenFromAnonymous", faults.PublicGroupsHiddenFromAnonymous, func(t *testing.T, rep *conformance.Report) {
+			// The portal holds the examples' group (the administrator reads
+			// it): the pair is run, and fails, rather than not run.
+			wantFailure(t, rep, "examples/getGroup/publicGroup", "example getGroup/publicGroup", "title: missing")
+			wantStatus(t, rep, "examples/getGroup/unknownGroup", conformance.Passed)
+		}, "^examples$/^getGroup$"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -414,6 +420,52 @@ func TestAnotherOrganization(t *testing.T) {
 	}
 	if rep.Failed() {
 		t.Errorf("failures: %q", allErrors(rep.Root))
+	}
+}
+
+// The examples' group (getGroup/publicGroup reads Open Data) is the demo
+// organization's, and the API cannot create a group: against a portal that
+// does not hold it, the pair is not run, by name, saying so, and nothing
+// fails for it; so too from another organization, which may read the group
+// (it is public) but does not hold it. The other group checks still run. On
+// the demo organization, which holds it, the pair runs and passes.
+func TestExampleGroupNotHeld(t *testing.T) {
+	const group = "d3c4e5f6a7b8490312c3d4e5f6a7b8c9"
+	f := seed.Demo()
+	for i, o := range f.Organizations {
+		f.Organizations[i].Groups = slices.DeleteFunc(slices.Clone(o.Groups), func(g seed.Group) bool { return g.ID == group })
+	}
+	without := portaltest.New(t, portaltest.WithSeed(f))
+	demo := portaltest.New(t)
+	cases := []struct {
+		name   string
+		target conformance.Target
+		why    string
+	}{
+		{"seedWithoutTheGroup", conformance.Target{BaseURL: without.URL, AdminToken: without.AdminToken, MemberToken: without.MemberToken},
+			"which the target does not hold (getGroup as the administrator: Group does not exist or is inaccessible.)"},
+		{"anotherOrganization", conformance.Target{BaseURL: demo.URL, AdminToken: portaltest.OtherAdminToken, MemberToken: portaltest.OtherUserToken},
+			"which is organization 0123456789ABCDEF's, not the target's FEDCBA9876543210"},
+	}
+	// The demo organization holds it: the pair runs, and passes.
+	rep := runSuite(t, conformance.Target{BaseURL: demo.URL, AdminToken: demo.AdminToken, MemberToken: demo.MemberToken}, "^examples$/^getGroup$")
+	wantStatus(t, rep, "examples/getGroup/publicGroup", conformance.Passed)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := runSuite(t, c.target, "^(examples|reads)$/^(getGroup|searchGroups)$")
+			r := wantStatus(t, rep, "examples/getGroup/publicGroup", conformance.NotRun)
+			for _, w := range []string{"getGroup/publicGroup reads the examples' group " + group + ` ("Open Data")`, c.why, "no operation that creates a group"} {
+				if !strings.Contains(r.SkipReason(), w) {
+					t.Errorf("publicGroup: the reason %q does not say %q", r.SkipReason(), w)
+				}
+			}
+			for _, name := range []string{"examples/getGroup/unknownGroup", "examples/searchGroups/count", "reads/getGroup", "reads/searchGroups"} {
+				wantStatus(t, rep, name, conformance.Passed)
+			}
+			if rep.Failed() {
+				t.Errorf("failures: %q", allErrors(rep.Root))
+			}
+		})
 	}
 }
 

@@ -153,6 +153,16 @@
 //
 // Everything created is deleted after each pair, and checked gone.
 //
+// The API has no operation that creates a group, so the groups the examples
+// read (getGroup's publicGroup reads Open Data, a group of the emulator's
+// demo organization) cannot be made like the fixtures' folders and items.
+// Before a pair that reads one and must find it, the administrator reads the
+// group, once a run: when the target's organization does not hold it (the
+// error envelope of a group that does not exist, or a group of another
+// organization) the pair is reported as not run, by name, with the reason.
+// A group the target holds is replayed and judged as any pair: a portal
+// holding it that answers the example's caller wrongly fails.
+//
 // # Who is who
 //
 // Without Target.MemberToken, pairs sent by the member run as the

@@ -338,6 +338,9 @@ func (s *suite) replay(t TB, p *pair) {
 	if why := s.whyNotRun(p); why != "" {
 		s.notRun(t, "%s", why)
 	}
+	if why := s.missingGroup(t, p); why != "" {
+		s.notRun(t, "%s", why)
+	}
 	if p.summary != "" {
 		t.Logf("%s", p.summary)
 	}

@@ -155,8 +155,9 @@ type suite struct {
 	profile     map[string]any // the owner's fullName and role, as read at start
 
 	mu            sync.Mutex
-	skipped       []string        // "name: reason" of the checks not run
-	wrongSent     map[string]bool // user names sent a wrong password in this run
+	skipped       []string          // "name: reason" of the checks not run
+	groups        map[string]string // example group id -> why the target does not hold it ("" when it does)
+	wrongSent     map[string]bool   // user names sent a wrong password in this run
 	settingsDirty bool
 	schemaDirty   bool
 }

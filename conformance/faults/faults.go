@@ -297,3 +297,24 @@ func MoveItemsWithoutMoving(target *url.URL) http.Handler {
 		json.NewEncoder(w).Encode(map[string]any{"results": results})
 	})
 }
+
+// PublicGroupsHiddenFromAnonymous answers a group read by GET without a
+// token (none in the query or an authorization header) as a group that does
+// not exist, public groups included, which anyone may read.
+func PublicGroupsHiddenFromAnonymous(target *url.URL) http.Handler {
+	return rewrite(target, func(req *http.Request, _ *http.Response, body map[string]any) bool {
+		parts := strings.Split(strings.TrimSuffix(req.URL.Path, "/"), "/")
+		n := len(parts)
+		if req.Method != http.MethodGet || n < 3 || parts[n-3] != "community" || parts[n-2] != "groups" || body["error"] != nil {
+			return false
+		}
+		if req.URL.Query().Get("token") != "" || req.Header.Get("Authorization") != "" || req.Header.Get("X-Esri-Authorization") != "" {
+			return false
+		}
+		for k := range body {
+			delete(body, k)
+		}
+		body["error"] = map[string]any{"code": 400, "message": "Group does not exist or is inaccessible.", "details": []any{}}
+		return true
+	})
+}

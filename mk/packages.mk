@@ -5,6 +5,8 @@
 # test-wheel installs the host's wheel into a new virtualenv with --no-index and runs the package's own
 # tests and an example suite with the ArcGIS API for Python (clients/official/python/requirements.txt);
 # test-npm installs the packed tarballs into an empty directory and runs an example with ArcGIS REST JS.
+# Both first check the host's artifacts as release-check checks all of them (packages/check_artifacts.py
+# --partial): the repository's LICENSE in each, the metadata naming it.
 
 .PHONY: wheel wheel-host test-wheel npm-pack npm-pack-host test-npm release-check bench-packages
 
@@ -46,6 +48,7 @@ wheel-host:
 
 ## test-wheel: the host's wheel in a new virtualenv (no index), its tests and the ArcGIS API for Python example
 test-wheel: wheel-host tools-python
+	$(PKG_PYTHON) packages/check_artifacts.py --partial $(PKG_OUT)/python
 	$(PKG_PYTHON) -m pip download --disable-pip-version-check --quiet --require-hashes -r $(PKG_PY_LOCK) -d $(PKG_WHEELHOUSE)
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(PKG_PYTHON) -m venv "$$tmp/venv" && py="$$tmp/venv/bin/python" && \
@@ -77,6 +80,7 @@ npm-pack-host:
 
 ## test-npm: the packed tarballs installed into an empty directory; an example with ArcGIS REST JS, node:test
 test-npm: npm-pack-host
+	$(PKG_PYTHON) packages/check_artifacts.py --partial $(PKG_OUT)/npm
 	cd $(TS_CLIENT) && { test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund --loglevel=error; }
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	cp $(PKG_NPM)/example/package.json $(PKG_NPM)/example/package-lock.json $(PKG_NPM)/example/typecheck.ts \

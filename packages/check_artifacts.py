@@ -2,13 +2,20 @@
 """Checks what make release-check built before a release attaches it: each wheel's RECORD against its
 files, its tags against its name, the binary inside for the platform its tags name (ELF, Mach-O or PE
 machine), executable; each npm tarball's os/cpu against its binary, and the main package's
-optionalDependencies naming all five at its own version. Exits non-zero on the first wrong thing.
+optionalDependencies naming all five at its own version. Every wheel and tarball carries the repository's
+LICENSE, byte for byte, and says Apache-2.0 (a wheel in License-Expression and License-File, core metadata
+2.4). Exits non-zero on the first wrong thing.
 
     check_artifacts.py build/packages/python build/packages/npm
+    check_artifacts.py --partial build/packages/python     # make test-wheel, test-npm: the host's only
+
+--partial checks what the directories hold, however many: the host's wheel, or the main package with the
+host's platform package, whose optionalDependencies then include the platform packages packed.
 """
 
 import base64
 import csv
+import email.parser
 import glob
 import hashlib
 import io
@@ -38,6 +45,19 @@ NPM_PLATFORMS = {
     ("darwin", "arm64"): ("darwin", "arm64"),
     ("win32", "x64"): ("windows", "amd64"),
 }
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LICENSE_EXPRESSION = "Apache-2.0"
+
+
+def repo_license() -> bytes:
+    """The repository's LICENSE, which every wheel and tarball must carry unchanged."""
+    try:
+        with open(os.path.join(ROOT, "LICENSE"), "rb") as f:
+            return f.read()
+    except OSError as e:
+        fail(f"the repository has no LICENSE to compare with: {e}")
 
 
 def binary_kind(data: bytes):
@@ -82,6 +102,20 @@ def check_wheel(path: str) -> str:
             fail(f"{name}: WHEEL tags {tags} differ from the file name's")
         if "[pytest11]" not in z.read(f"{distinfo}/entry_points.txt").decode():
             fail(f"{name}: no pytest11 entry point")
+        # Core metadata 2.4 (PEP 639): License-Expression, not License; each License-File under
+        # .dist-info/licenses/.
+        meta = email.parser.BytesHeaderParser().parsebytes(z.read(f"{distinfo}/METADATA"))
+        if tuple(int(x) for x in meta["Metadata-Version"].split(".")) < (2, 4):
+            fail(f"{name}: Metadata-Version {meta['Metadata-Version']}, License-Expression needs 2.4")
+        if meta["License-Expression"] != LICENSE_EXPRESSION or meta["License"] is not None:
+            fail(f"{name}: License-Expression {meta['License-Expression']!r} and License {meta['License']!r}, "
+                 f"want {LICENSE_EXPRESSION} and no License")
+        if meta.get_all("License-File") != ["LICENSE"]:
+            fail(f"{name}: License-File {meta.get_all('License-File')}, want LICENSE")
+        if f"{distinfo}/licenses/LICENSE" not in z.namelist():
+            fail(f"{name}: no {distinfo}/licenses/LICENSE")
+        if z.read(f"{distinfo}/licenses/LICENSE") != repo_license():
+            fail(f"{name}: {distinfo}/licenses/LICENSE is not the repository's LICENSE")
         want = next(WHEEL_PLATFORMS[p] for p in platforms if p in WHEEL_PLATFORMS)
         exe = "portald/bin/portald.exe" if want[0] == "windows" else "portald/bin/portald"
         info = z.getinfo(exe)
@@ -98,6 +132,12 @@ def check_npm(path: str, versions: dict) -> str:
     with tarfile.open(path) as t:
         pkg = json.load(t.extractfile("package/package.json"))
         versions[pkg["name"]] = pkg["version"]
+        if pkg.get("license") != LICENSE_EXPRESSION:
+            fail(f"{name}: license {pkg.get('license')!r}, want {LICENSE_EXPRESSION}")
+        if "package/LICENSE" not in t.getnames():
+            fail(f"{name}: no package/LICENSE")
+        if t.extractfile("package/LICENSE").read() != repo_license():
+            fail(f"{name}: package/LICENSE is not the repository's LICENSE")
         if pkg["name"] == "portald":
             files = set(t.getnames())
             for f in ("package/index.js", "package/index.d.ts", "package/emulator.gen.d.ts", "package/bin/portald.js"):
@@ -117,21 +157,29 @@ def check_npm(path: str, versions: dict) -> str:
 
 
 def main(argv):
-    py_dir, npm_dir = argv
-    wheels = sorted(glob.glob(os.path.join(py_dir, "*.whl")))
-    tarballs = sorted(glob.glob(os.path.join(npm_dir, "*.tgz")))
-    if len(wheels) != 5 or len(tarballs) != 6:
+    partial = "--partial" in argv
+    dirs = [a for a in argv if a != "--partial"]
+    if not dirs or (not partial and len(dirs) != 2):
+        fail("usage: check_artifacts.py PYTHON_DIR NPM_DIR, or check_artifacts.py --partial DIR...")
+    wheels = sorted(w for d in dirs for w in glob.glob(os.path.join(d, "*.whl")))
+    tarballs = sorted(t for d in dirs for t in glob.glob(os.path.join(d, "*.tgz")))
+    if partial and not wheels and not tarballs:
+        fail(f"no wheel and no npm tarball in {dirs}")
+    if not partial and (len(wheels) != 5 or len(tarballs) != 6):
         fail(f"want 5 wheels and 6 npm tarballs, found {len(wheels)} and {len(tarballs)}")
     for w in wheels:
         print(check_wheel(w))
     versions = {}
     for t in tarballs:
         print(check_npm(t, versions))
-    with tarfile.open(next(t for t in tarballs if os.path.basename(t).startswith("portald-"))) as t:
-        optional = json.load(t.extractfile("package/package.json"))["optionalDependencies"]
-    platform_versions = {k: v for k, v in versions.items() if k != "portald"}
-    if optional != platform_versions or set(optional.values()) != {versions["portald"]}:
-        fail(f"portald's optionalDependencies {optional} are not the packed platform packages {versions}")
+    main_tgz = [t for t in tarballs if os.path.basename(t).startswith("portald-")]
+    if main_tgz:
+        with tarfile.open(main_tgz[0]) as t:
+            optional = json.load(t.extractfile("package/package.json"))["optionalDependencies"]
+        platform_versions = {k: v for k, v in versions.items() if k != "portald"}
+        packed = {k: optional.get(k) for k in platform_versions} if partial else optional
+        if packed != platform_versions or set(optional.values()) != {versions["portald"]}:
+            fail(f"portald's optionalDependencies {optional} are not the packed platform packages {versions}")
     print(f"{len(wheels)} wheels and {len(tarballs)} npm tarballs checked")
     return 0
 

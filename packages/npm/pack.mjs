@@ -109,6 +109,8 @@ function main() {
     };
     writeFileSync(path.join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
     writeFileSync(path.join(dir, "README.md"), `# ${name}\n\nThe portald binary for ${os} ${cpu}. Install \`portald\`, which depends on it.\n`);
+    // npm packs a LICENSE found in the package's directory, whatever "files" says.
+    copyFileSync(path.join(repo, "LICENSE"), path.join(dir, "LICENSE"));
     tarballs.push(pack(dir, out));
   }
 
@@ -118,6 +120,7 @@ function main() {
     mkdirSync(path.join(dir, "bin"), { recursive: true });
     const src = path.join(here, "portald");
     for (const f of ["index.js", "index.d.ts", "README.md", "bin/portald.js"]) copyFileSync(path.join(src, f), path.join(dir, f));
+    copyFileSync(path.join(repo, "LICENSE"), path.join(dir, "LICENSE"));
     chmodSync(path.join(dir, "bin/portald.js"), 0o755);
     // The emulator's types, generated from emulator.yaml for clients/typescript: types only, so a .d.ts.
     copyFileSync(path.join(repo, "clients/typescript/src/emulator.gen.ts"), path.join(dir, "emulator.gen.d.ts"));

@@ -4,7 +4,7 @@
     build_wheel.py --binary dist/portald --platform linux-amd64 --version v1.2.3 --out build/packages/python
 
 No build backend and no network: a wheel is a zip with METADATA, WHEEL, entry_points.txt and RECORD
-(PEP 427, PEP 491), written here with the standard library, byte for byte the same for the same inputs
+(PEP 427, PEP 491), and the repository's LICENSE in .dist-info/licenses/ (core metadata 2.4, PEP 639), written here with the standard library, byte for byte the same for the same inputs
 (entries sorted, timestamps from SOURCE_DATE_EPOCH or 1980). --version takes the git-describe version of
 mk/release.mk and writes it as PEP 440.
 """
@@ -22,6 +22,9 @@ import zipfile
 NAME = "portald"
 SUMMARY = "The organization portal emulator (portald) with a pytest plugin"
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+# SPDX, as openapi.yaml's info.license and the npm packages say.
+LICENSE_EXPRESSION = "Apache-2.0"
 
 # Go's static binaries need no particular libc: one wheel serves glibc and musl. Go 1.26 runs on
 # macOS 12 and later.
@@ -79,12 +82,15 @@ def package_files():
 def metadata(version: str) -> bytes:
     with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
         readme = f.read()
+    # 2.4: License-Expression and License-File (PEP 639), which replace License (the two may not be
+    # given together).
     head = (
-        "Metadata-Version: 2.1\n"
+        "Metadata-Version: 2.4\n"
         f"Name: {NAME}\n"
         f"Version: {version}\n"
         f"Summary: {SUMMARY}\n"
-        "License: see the project's repository\n"
+        f"License-Expression: {LICENSE_EXPRESSION}\n"
+        "License-File: LICENSE\n"
         "Requires-Python: >=3.9\n"
         "Classifier: Framework :: Pytest\n"
         "Classifier: Programming Language :: Python :: 3\n"
@@ -104,8 +110,11 @@ def build(binary: str, platform: str, version: str, out_dir: str) -> str:
 
     with open(binary, "rb") as f:
         exe_bytes = f.read()
+    with open(os.path.join(REPO, "LICENSE"), "rb") as f:
+        license_bytes = f.read()
     files = package_files() + [(f"{NAME}/bin/{exe}", exe_bytes)]
     files.append((f"{distinfo}/METADATA", metadata(version)))
+    files.append((f"{distinfo}/licenses/LICENSE", license_bytes))
     wheel = "Wheel-Version: 1.0\nGenerator: portald build_wheel.py\nRoot-Is-Purelib: false\n"
     wheel += "".join(f"Tag: py3-none-{t}\n" for t in tags)
     files.append((f"{distinfo}/WHEEL", wheel.encode()))

@@ -208,3 +208,15 @@ def test_the_wheel_is_tagged_for_this_platform():
         tags = [line.split(": ")[1].strip() for line in f if line.startswith("Tag: ")]
     from packaging.tags import sys_tags  # pip's vendored copy is not importable; packaging is in the lock
     assert set(tags) & {str(t) for t in sys_tags()}, tags
+
+
+def test_the_wheel_installs_its_license():
+    # Core metadata 2.4 as pip installed it: the SPDX expression, and the LICENSE file it names.
+    import importlib.metadata
+
+    dist = importlib.metadata.distribution("portald")
+    assert dist.metadata["License-Expression"] == "Apache-2.0"
+    assert dist.metadata.get_all("License-File") == ["LICENSE"]
+    (license_file,) = [f for f in dist.files if f.parts[-2:] == ("licenses", "LICENSE")]
+    text = license_file.read_text()
+    assert text.lstrip().startswith("Apache License") and "END OF TERMS AND CONDITIONS" in text

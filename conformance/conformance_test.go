@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	portalapi "github.com/orgportal/portal-api"
 	"github.com/orgportal/portal-api/conformance"
@@ -467,6 +468,77 @@ func TestExampleGroupNotHeld(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A portal's search index may lag its writes (an ArcGIS portal indexes
+// items asynchronously): the searches for items the suite has just added
+// wait for them, so a portal that finds them a few searches later passes,
+// and one that never finds them fails once Target.IndexWait has passed,
+// naming the check. The examples, whose searches run on fresh fixtures too,
+// pass both.
+func TestSearchWaitsForTheIndex(t *testing.T) {
+	const pattern = "^(reads|examples)$/^(searchItems)$"
+	proxied := func(t *testing.T, fault func(*url.URL) http.Handler) (*portaltest.Portal, string) {
+		p := portaltest.New(t)
+		root, err := url.Parse(p.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy := httptest.NewServer(fault(root))
+		t.Cleanup(proxy.Close)
+		return p, proxy.URL + strings.TrimPrefix(p.URL, p.Root)
+	}
+	// logged returns what the test name logged.
+	logged := func(t *testing.T, rep *conformance.Report, name string) string {
+		var out []string
+		for _, m := range find(t, rep, name).Messages {
+			if m.Kind == conformance.LogMessage {
+				out = append(out, m.Text)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	t.Run("emulator", func(t *testing.T) {
+		// The emulator indexes at once: each search is sent once.
+		p := portaltest.New(t)
+		rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken}, pattern)
+		wantStatus(t, rep, "reads/searchItems", conformance.Passed)
+		if log := logged(t, rep, "reads/searchItems"); strings.Contains(log, "searched") || strings.Contains(log, "the search index lags") {
+			t.Errorf("the emulator's searches were retried:\n%s", log)
+		}
+	})
+	t.Run("lagging", func(t *testing.T) {
+		// Each new item is missing from the 3 searches after its addition:
+		// the first three searches of the scenario miss both.
+		p, base := proxied(t, faults.LaggingIndex(3))
+		rep := runSuite(t, conformance.Target{BaseURL: base, AdminToken: p.AdminToken, MemberToken: p.MemberToken}, pattern)
+		for _, name := range []string{"reads/searchItems", "examples/searchItems/count", "examples/searchItems/nothing", "examples/searchItems/badQuery"} {
+			wantStatus(t, rep, name, conformance.Passed)
+		}
+		if rep.Failed() {
+			t.Errorf("failures: %q", allErrors(rep.Root))
+		}
+		if log := logged(t, rep, "reads/searchItems"); !strings.Contains(log, "found at search 4") {
+			t.Errorf("the scenario did not wait for the index:\n%s", log)
+		}
+	})
+	t.Run("neverIndexed", func(t *testing.T) {
+		p, base := proxied(t, faults.NeverIndexes)
+		rep := runSuite(t, conformance.Target{BaseURL: base, AdminToken: p.AdminToken, MemberToken: p.MemberToken,
+			IndexWait: 300 * time.Millisecond}, pattern)
+		wantFailure(t, rep, "reads/searchItems", "search title:", "as its owner: ids [] (total 0), want [")
+		wantFailure(t, rep, "reads/searchItems", "sorted by title, descending: ids [], want [")
+		wantFailure(t, rep, "reads/searchItems", "the administrator's search", "total 0, want 2")
+		wantStatus(t, rep, "examples/searchItems/count", conformance.Passed)
+		if log := logged(t, rep, "reads/searchItems"); !strings.Contains(log, "not found, searched") {
+			t.Errorf("the scenario did not say it waited for the index:\n%s", log)
+		}
+	})
+	t.Run("negative", func(t *testing.T) {
+		p := portaltest.New(t)
+		rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, IndexWait: -time.Second}, pattern)
+		wantFailure(t, rep, "", "IndexWait -1s: want a positive duration, or zero for 30s")
+	})
 }
 
 // The sign-ins at the contract's other paths pass against a portal with a

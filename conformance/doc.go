@@ -49,6 +49,21 @@
 //     hasMemberCategorySchema follows assignMemberCategorySchema and
 //     deleteMemberCategorySchema; community/self and community/users/<name>
 //     give a user the same id;
+//   - reads: searchItems finds the private items the content owner adds,
+//     as their owner (by a quoted title, by id, sorted, a page at a time,
+//     counted) and as the administrator, never as an anonymous caller;
+//     searchGroups finds only public groups for an anonymous caller, and
+//     each group it finds reads the same through getGroup, with the
+//     caller's membership; getUserTags counts the owner's tags;
+//     community/self and portals/self carry the fields clients read. A
+//     portal's search index may lag its writes (an ArcGIS portal indexes
+//     items asynchronously): each search that must find what the suite has
+//     just added is sent again, after 100 ms, then twice as long each time,
+//     at most 2 s apart, until it finds it or Target.IndexWait (default
+//     30 s) has passed since the write, and its last answer is judged as a
+//     single one would be. A portal that indexes at once, as the emulator,
+//     is searched once. A search that must find nothing (the anonymous one)
+//     is sent once, after the others found the items;
 //   - memberCategorySchema, moveItems, settings, auth: the rules of the
 //     seeded operations, each on fixtures of its own, read back through the
 //     contract's reads;

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // readScenarios checks the reads a script makes around the three
@@ -38,6 +39,75 @@ func (s *suite) search(t TB, op, token string, params map[string]any) searchPage
 	return p
 }
 
+// The retries of searchIndexed: the first after indexPollFirst, each next
+// one after twice as long, at most indexPollMax.
+const (
+	indexPollFirst = 100 * time.Millisecond
+	indexPollMax   = 2 * time.Second
+)
+
+// indexWait is Target.IndexWait, or its default.
+func (s *suite) indexWait() time.Duration {
+	if s.target.IndexWait > 0 {
+		return s.target.IndexWait
+	}
+	return defaultIndexWait
+}
+
+// searchIndexed is search for what the suite wrote at written, on a portal
+// whose search index may lag its writes: it searches again until found
+// says the answer holds what the search must find, or until IndexWait has
+// passed since written, and returns the last answer, for the caller to
+// judge as it would judge a single search. An answer that holds it at once
+// is returned at once: waiting never decides a check, the answers do. A
+// check that something is NOT found must use search: waiting for an item
+// to be missing would pass a portal that shows it until the wait ends.
+func (s *suite) searchIndexed(t TB, written time.Time, op, token string, params map[string]any, found func(searchPage) bool) searchPage {
+	t.Helper()
+	deadline := written.Add(s.indexWait())
+	pause := indexPollFirst
+	for n := 1; ; n++ {
+		p := s.search(t, op, token, params)
+		if found(p) {
+			if n > 1 {
+				t.Logf("%s %v: found at search %d, %s after the write (the search index lags)", op, params, n, time.Since(written).Round(time.Millisecond))
+			}
+			return p
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			t.Logf("%s %v: not found, searched %d times until %s after the write (Target.IndexWait %s)", op, params, n, time.Since(written).Round(time.Millisecond), s.indexWait())
+			return p
+		}
+		timer := time.NewTimer(min(pause, left))
+		select {
+		case <-timer.C:
+		case <-t.Context().Done():
+			timer.Stop()
+			return p
+		}
+		pause = min(2*pause, indexPollMax)
+	}
+}
+
+// holds reports whether a search's results hold every one of ids.
+func holds(ids ...string) func(searchPage) bool {
+	return func(p searchPage) bool {
+		got := resultIDs(p.Results)
+		for _, id := range ids {
+			if !slices.Contains(got, id) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// totalAtLeast reports whether a search's total is n or more.
+func totalAtLeast(n int) func(searchPage) bool {
+	return func(p searchPage) bool { return p.Total >= n }
+}
+
 func resultIDs(rs []map[string]any) []string {
 	var out []string
 	for _, r := range rs {
@@ -49,15 +119,18 @@ func resultIDs(rs []map[string]any) []string {
 
 // readSearchItems: items the owner adds (private) are found by their
 // owner, by id and by a quoted title; never by an anonymous caller; pages
-// follow nextStart to the end.
+// follow nextStart to the end. A portal's search index may lag the writes:
+// each search that must find the items waits for them (searchIndexed), the
+// anonymous search, which must not, comes after those and does not wait.
 func (s *suite) readSearchItems(t TB) {
 	f := s.emptyFixtures(t, s.owner, s.ownerToken())
 	title := s.uniqueTitle("Search Roads")
 	a := s.addItem(t, f, title, "Feature Service", "")
 	titleB := s.uniqueTitle("Search Parcels")
 	b := s.addItem(t, f, titleB, "Web Map", "")
+	written := time.Now()
 
-	byTitle := s.search(t, "searchItems", s.ownerToken(), map[string]any{"q": `title:"` + title + `" owner:` + s.owner})
+	byTitle := s.searchIndexed(t, written, "searchItems", s.ownerToken(), map[string]any{"q": `title:"` + title + `" owner:` + s.owner}, holds(a))
 	if got := resultIDs(byTitle.Results); !slices.Equal(got, []string{a}) || byTitle.Total != 1 {
 		t.Errorf("search title:%q as its owner: ids %v (total %d), want [%s]", title, got, byTitle.Total, a)
 	}
@@ -69,7 +142,7 @@ func (s *suite) readSearchItems(t TB) {
 	}
 
 	both := fmt.Sprintf("(id:%s OR id:%s) AND owner:%s", a, b, s.owner)
-	all := s.search(t, "searchItems", s.ownerToken(), map[string]any{"q": both, "sortField": "title", "sortOrder": "desc"})
+	all := s.searchIndexed(t, written, "searchItems", s.ownerToken(), map[string]any{"q": both, "sortField": "title", "sortOrder": "desc"}, holds(a, b))
 	want := []string{a, b}
 	if strings.ToLower(title) < strings.ToLower(titleB) {
 		want = []string{b, a}
@@ -78,25 +151,27 @@ func (s *suite) readSearchItems(t TB) {
 		t.Errorf("search %s sorted by title, descending: ids %v, want %v", both, got, want)
 	}
 	// One a page: the first page points at the second, which ends.
-	first := s.search(t, "searchItems", s.ownerToken(), map[string]any{"q": both, "num": 1})
+	first := s.searchIndexed(t, written, "searchItems", s.ownerToken(), map[string]any{"q": both, "num": 1}, totalAtLeast(2))
 	if first.Total != 2 || len(first.Results) != 1 || first.NextStart != 2 {
 		t.Errorf("search %s, num=1: total %d, %d results, nextStart %d; want 2, 1, 2", both, first.Total, len(first.Results), first.NextStart)
 	}
-	second := s.search(t, "searchItems", s.ownerToken(), map[string]any{"q": both, "num": 1, "start": 2})
+	second := s.searchIndexed(t, written, "searchItems", s.ownerToken(), map[string]any{"q": both, "num": 1, "start": 2}, totalAtLeast(2))
 	if len(second.Results) != 1 || second.NextStart != -1 || slices.Equal(resultIDs(second.Results), resultIDs(first.Results)) {
 		t.Errorf("search %s, num=1, start=2: %v, nextStart %d; want the other item and -1", both, resultIDs(second.Results), second.NextStart)
 	}
-	count := s.search(t, "searchItems", s.ownerToken(), map[string]any{"q": both, "num": 0})
+	count := s.searchIndexed(t, written, "searchItems", s.ownerToken(), map[string]any{"q": both, "num": 0}, totalAtLeast(2))
 	if count.Total != 2 || len(count.Results) != 0 || count.NextStart != -1 {
 		t.Errorf("search %s, num=0: total %d, %d results, nextStart %d; want 2, 0, -1", both, count.Total, len(count.Results), count.NextStart)
 	}
 
+	// What must not be found is searched once, after the searches above
+	// found the items indexed.
 	anon := s.search(t, "searchItems", "", map[string]any{"q": both})
 	if anon.Total != 0 || len(anon.Results) != 0 {
 		t.Errorf("an anonymous search finds private items: %v", resultIDs(anon.Results))
 	}
 	if s.adminToken != "" {
-		admin := s.search(t, "searchItems", s.adminToken, map[string]any{"q": both})
+		admin := s.searchIndexed(t, written, "searchItems", s.adminToken, map[string]any{"q": both}, totalAtLeast(2))
 		if admin.Total != 2 {
 			t.Errorf("the administrator's search %s: total %d, want 2 (an administrator sees the organization's private items)", both, admin.Total)
 		}

@@ -64,10 +64,22 @@ type Target struct {
 	ClientID     string
 	ClientSecret string
 	RedirectURI  string
+	// IndexWait bounds how long a check that searches for what the suite
+	// has just written waits for the portal's search index: an ArcGIS
+	// portal indexes items asynchronously, so searchItems may miss an item
+	// added a moment before. Such a check searches again (after 100 ms, then
+	// twice as long each time, at most 2 s apart) until it finds what it
+	// must, or until IndexWait has passed since the write, and judges the
+	// last answer. A portal that finds it at once is searched once; a check
+	// that something is not found never waits. Zero means 30 s.
+	IndexWait time.Duration
 }
 
 // defaultRedirectURI is Target.RedirectURI when not given.
 const defaultRedirectURI = "http://127.0.0.1/callback"
+
+// defaultIndexWait is Target.IndexWait when not given.
+const defaultIndexWait = 30 * time.Second
 
 // Run runs the suite against target as subtests of t.
 func Run(t *testing.T, target Target) {
@@ -178,6 +190,9 @@ func newSuite(t TB, target Target) (*suite, error) {
 	}
 	if d := target.Deployment; d != "" && d != "enterprise" && d != "online" {
 		return nil, fmt.Errorf("target deployment %q: want enterprise or online", d)
+	}
+	if target.IndexWait < 0 {
+		return nil, fmt.Errorf("target IndexWait %s: want a positive duration, or zero for %s", target.IndexWait, defaultIndexWait)
 	}
 	doc, err := portalapi.LoadFor(base)
 	if err != nil {

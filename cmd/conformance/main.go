@@ -11,7 +11,9 @@
 // With -client-id (and -client-secret) of an application registered in the
 // organization it also runs the OAuth 2.0 flows that need one. With
 // -ca-file it trusts the CA certificates of that PEM file besides the
-// system's, for a portal whose certificate a private CA signed.
+// system's, for a portal whose certificate a private CA signed. A search for
+// what the suite has just added waits for the portal's search index, which
+// lags writes on ArcGIS portals, for at most -index-wait (default 30s).
 //
 // Every flag defaults to an environment variable (CONFORMANCE_BASE_URL,
 // CONFORMANCE_TOKEN, ...), which keeps secrets off command lines in CI.
@@ -81,14 +83,15 @@ var settings = []setting{
 
 // The flags that are no string setting: their environment variables.
 const (
-	verboseEnv = "CONFORMANCE_VERBOSE"
-	timeoutEnv = "CONFORMANCE_TIMEOUT"
+	verboseEnv   = "CONFORMANCE_VERBOSE"
+	timeoutEnv   = "CONFORMANCE_TIMEOUT"
+	indexWaitEnv = "CONFORMANCE_INDEX_WAIT"
 )
 
 // flagEnvs maps each of the command's flags to the environment variable
 // that gives its default.
 func flagEnvs() map[string]string {
-	m := map[string]string{"v": verboseEnv, "timeout": timeoutEnv}
+	m := map[string]string{"v": verboseEnv, "timeout": timeoutEnv, "index-wait": indexWaitEnv}
 	for _, s := range settings {
 		m[s.flag] = s.env
 	}
@@ -107,7 +110,7 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 		}
 		vals[s.flag] = fs.String(s.flag, def, s.usage+" [$"+s.env+"]")
 	}
-	verboseDef, timeoutDef := false, 60*time.Second
+	verboseDef, timeoutDef, indexWaitDef := false, 60*time.Second, 30*time.Second
 	var envErr error
 	if v := getenv(verboseEnv); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -123,8 +126,16 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 		}
 		timeoutDef = d
 	}
+	if v := getenv(indexWaitEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			envErr = fmt.Errorf("CONFORMANCE_INDEX_WAIT: %q is not a duration", v)
+		}
+		indexWaitDef = d
+	}
 	verbose := fs.Bool("v", verboseDef, "print the log of every test, not only of failed ones [$"+verboseEnv+"]")
 	timeout := fs.Duration("timeout", timeoutDef, "time limit of each HTTP `request` [$"+timeoutEnv+"]")
+	indexWait := fs.Duration("index-wait", indexWaitDef, "a search for what the suite has just added waits for the portal's search index, which may lag writes, at most this `duration` after the write [$"+indexWaitEnv+"]")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, fs, err
 	}
@@ -148,6 +159,7 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 			ClientID:     *vals["client-id"],
 			ClientSecret: *vals["client-secret"],
 			RedirectURI:  *vals["redirect-uri"],
+			IndexWait:    *indexWait,
 		},
 		Run:     *vals["run"],
 		JUnit:   *vals["junit"],
@@ -157,6 +169,9 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 	}
 	if c.Timeout <= 0 {
 		return Config{}, fs, fmt.Errorf("-timeout: %s is not a positive duration", c.Timeout)
+	}
+	if c.Target.IndexWait <= 0 {
+		return Config{}, fs, fmt.Errorf("-index-wait: %s is not a positive duration", c.Target.IndexWait)
 	}
 	if c.Target.BaseURL == "" {
 		return Config{}, fs, errors.New("-base-url is required")

@@ -209,6 +209,9 @@ func TestUsage(t *testing.T) {
 		{"no credentials", []string{"-base-url", "http://x/sharing/rest"}, nil, 2, "give -token, or -username and -password"},
 		{"token and password", []string{"-base-url", "http://x/sharing/rest", "-token", "t", "-username", "u", "-password", "p"}, nil, 2, "not both"},
 		{"bad timeout", []string{"-base-url", "http://x/sharing/rest", "-token", "t", "-timeout", "soon"}, nil, 2, "-timeout"},
+		{"bad index wait", []string{"-base-url", "http://x/sharing/rest", "-token", "t", "-index-wait", "soon"}, nil, 2, "-index-wait"},
+		{"zero index wait", []string{"-base-url", "http://x/sharing/rest", "-token", "t", "-index-wait", "0s"}, nil, 2, "-index-wait: 0s is not a positive duration"},
+		{"bad index wait environment", []string{"-base-url", "http://x/sharing/rest", "-token", "t"}, map[string]string{"CONFORMANCE_INDEX_WAIT": "later"}, 2, "CONFORMANCE_INDEX_WAIT"},
 		{"argument", []string{"-base-url", "http://x/sharing/rest", "-token", "t", "extra"}, nil, 2, `unexpected argument "extra"`},
 		{"bad environment", []string{"-base-url", "http://x/sharing/rest", "-token", "t"}, map[string]string{"CONFORMANCE_VERBOSE": "maybe"}, 2, "CONFORMANCE_VERBOSE"},
 		{"bad pattern", []string{"-token", "t", "-run", "("}, map[string]string{"CONFORMANCE_BASE_URL": "http://x/sharing/rest"}, 2, "pattern"},
@@ -231,7 +234,7 @@ func TestUsage(t *testing.T) {
 
 func TestLoadEnvironment(t *testing.T) {
 	env := map[string]string{"CONFORMANCE_BASE_URL": "http://env/sharing/rest", "CONFORMANCE_TOKEN": "env-token",
-		"CONFORMANCE_MEMBER_TOKEN": "m", "CONFORMANCE_USER": "mary", "CONFORMANCE_VERBOSE": "true", "CONFORMANCE_TIMEOUT": "3s",
+		"CONFORMANCE_MEMBER_TOKEN": "m", "CONFORMANCE_USER": "mary", "CONFORMANCE_VERBOSE": "true", "CONFORMANCE_TIMEOUT": "3s", "CONFORMANCE_INDEX_WAIT": "5s",
 		"CONFORMANCE_CLIENT_ID": "app", "CONFORMANCE_CLIENT_SECRET": "app-secret", "CONFORMANCE_REDIRECT_URI": "http://127.0.0.1/cb"}
 	c, _, err := Load([]string{"-base-url", "http://flag/sharing/rest", "-portal-id", "ORG", "-client-secret", "flag-secret"}, func(k string) string { return env[k] })
 	if err != nil {
@@ -239,7 +242,7 @@ func TestLoadEnvironment(t *testing.T) {
 	}
 	tg := c.Target
 	if tg.BaseURL != "http://flag/sharing/rest" || tg.AdminToken != "env-token" || tg.MemberToken != "m" || tg.User != "mary" ||
-		tg.PortalID != "ORG" || !c.Verbose || c.Timeout.String() != "3s" ||
+		tg.PortalID != "ORG" || !c.Verbose || c.Timeout.String() != "3s" || tg.IndexWait.String() != "5s" ||
 		tg.ClientID != "app" || tg.ClientSecret != "flag-secret" || tg.RedirectURI != "http://127.0.0.1/cb" {
 		t.Errorf("Load = %+v", c)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strconv"
@@ -317,4 +318,129 @@ func PublicGroupsHiddenFromAnonymous(target *url.URL) http.Handler {
 		body["error"] = map[string]any{"code": 400, "message": "Group does not exist or is inaccessible.", "details": []any{}}
 		return true
 	})
+}
+
+// LaggingIndex returns a fault that serves searchItems from an index that
+// lags writes, as an ArcGIS portal's does: an item added through it
+// (addItem, addItemToFolder) is missing from searchItems' results and total
+// for the first searches searches after it was added, then found as the
+// portal finds it. A search without such an item, or refused, is the
+// portal's answer.
+func LaggingIndex(searches int) func(target *url.URL) http.Handler {
+	return func(target *url.URL) http.Handler { return laggingIndex(target, searches) }
+}
+
+// NeverIndexes serves searchItems from an index that never takes the items
+// added through it: they are missing from every search until deleted.
+func NeverIndexes(target *url.URL) http.Handler { return laggingIndex(target, -1) }
+
+// laggingIndex hides each item added through it from the next searches
+// searchItems requests (GET), every one if searches is negative, by asking
+// the portal for the query without them. An item deleted (deleteItems) is
+// forgotten.
+func laggingIndex(target *url.URL, searches int) http.Handler {
+	p := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	hidden := map[string]int{} // item id -> searches left to hide it from; -1 all
+	p.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method != http.MethodPost || !strings.HasSuffix(resp.Request.URL.Path, "/addItem") {
+			return nil
+		}
+		raw, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		var added struct {
+			Success bool   `json:"success"`
+			ID      string `json:"id"`
+		}
+		if json.Unmarshal(raw, &added) == nil && added.Success && added.ID != "" && searches != 0 {
+			mu.Lock()
+			hidden[added.ID] = searches
+			mu.Unlock()
+		}
+		return nil
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/deleteItems") {
+			raw, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+			form, _ := url.ParseQuery(string(raw))
+			mu.Lock()
+			for _, id := range strings.Split(form.Get("items"), ",") {
+				delete(hidden, strings.TrimSpace(id))
+			}
+			mu.Unlock()
+		}
+		if r.Method != http.MethodGet || !strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/sharing/rest/search") {
+			p.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		var ids []string
+		for id, left := range hidden {
+			if left != 0 {
+				ids = append(ids, "id:"+id)
+			}
+			if left > 0 {
+				hidden[id] = left - 1
+			}
+		}
+		mu.Unlock()
+		if len(ids) == 0 {
+			p.ServeHTTP(w, r)
+			return
+		}
+		// The query as sent first, so that a query the portal refuses is
+		// refused as it is; then without the hidden items.
+		asSent := httptest.NewRecorder()
+		p.ServeHTTP(asSent, r)
+		var body map[string]any
+		if json.Unmarshal(asSent.Body.Bytes(), &body) != nil || body["error"] != nil {
+			copyRecorded(w, asSent)
+			return
+		}
+		query := r.URL.Query()
+		q := query.Get("q")
+		without := "NOT (" + strings.Join(ids, " OR ") + ")"
+		if strings.TrimSpace(q) != "" {
+			without = "(" + q + ") AND " + without
+		}
+		query.Set("q", without)
+		r2 := r.Clone(r.Context())
+		r2.URL.RawQuery = query.Encode()
+		lagging := httptest.NewRecorder()
+		p.ServeHTTP(lagging, r2)
+		body = nil
+		if json.Unmarshal(lagging.Body.Bytes(), &body) != nil || body["error"] != nil {
+			copyRecorded(w, lagging)
+			return
+		}
+		if _, ok := body["query"]; ok {
+			body["query"] = q // the query the client sent, as the portal echoes it
+		}
+		raw, err := json.Marshal(body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		lagging.Body = bytes.NewBuffer(raw)
+		copyRecorded(w, lagging)
+	})
+}
+
+// copyRecorded writes a recorded answer to w.
+func copyRecorded(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(rec.Body.Len()))
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
 }

@@ -4,7 +4,9 @@ files, its tags against its name, the binary inside for the platform its tags na
 machine), executable; each npm tarball's os/cpu against its binary, and the main package's
 optionalDependencies naming all five at its own version. Every wheel and tarball carries the repository's
 LICENSE, byte for byte, and says Apache-2.0 (a wheel in License-Expression and License-File, core metadata
-2.4). Exits non-zero on the first wrong thing.
+2.4); and names where the project lives, the repository of go.mod's module path and its issue tracker (a
+wheel in Project-URL; a package.json in homepage, repository, with the main package's directory, and bugs).
+Exits non-zero on the first wrong thing.
 
     check_artifacts.py build/packages/python build/packages/npm
     check_artifacts.py --partial build/packages/python     # make test-wheel, test-npm: the host's only
@@ -49,6 +51,17 @@ NPM_PLATFORMS = {
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LICENSE_EXPRESSION = "Apache-2.0"
+# The main npm package's files, in the repository.
+NPM_MAIN_DIR = "packages/npm/portald"
+
+
+def project_url() -> str:
+    """https://github.com/OWNER/NAME, from go.mod's module path."""
+    with open(os.path.join(ROOT, "go.mod"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("module "):
+                return "https://" + line.split()[1]
+    fail("go.mod names no module")
 
 
 def repo_license() -> bytes:
@@ -110,6 +123,11 @@ def check_wheel(path: str) -> str:
         if meta["License-Expression"] != LICENSE_EXPRESSION or meta["License"] is not None:
             fail(f"{name}: License-Expression {meta['License-Expression']!r} and License {meta['License']!r}, "
                  f"want {LICENSE_EXPRESSION} and no License")
+        url = project_url()
+        want_urls = {"Homepage": url, "Source": url, "Issues": url + "/issues"}
+        got_urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [])
+        if got_urls != want_urls:
+            fail(f"{name}: Project-URL {got_urls}, want {want_urls}")
         if meta.get_all("License-File") != ["LICENSE"]:
             fail(f"{name}: License-File {meta.get_all('License-File')}, want LICENSE")
         if f"{distinfo}/licenses/LICENSE" not in z.namelist():
@@ -134,6 +152,18 @@ def check_npm(path: str, versions: dict) -> str:
         versions[pkg["name"]] = pkg["version"]
         if pkg.get("license") != LICENSE_EXPRESSION:
             fail(f"{name}: license {pkg.get('license')!r}, want {LICENSE_EXPRESSION}")
+        url = project_url()
+        repo = pkg.get("repository") or {}
+        where = {"homepage": pkg.get("homepage"), "bugs": (pkg.get("bugs") or {}).get("url"),
+                 "repository": (repo.get("type"), repo.get("url"), repo.get("directory"))}
+        want = {"homepage": url, "bugs": url + "/issues",
+                "repository": ("git", f"git+{url}.git", NPM_MAIN_DIR if pkg["name"] == "portald" else None)}
+        if where != want:
+            fail(f"{name}: {where}, want {want}")
+        if pkg["name"] == "portald":
+            with open(os.path.join(ROOT, NPM_MAIN_DIR, "package.json"), encoding="utf-8") as f:
+                if json.load(f)["name"] != pkg["name"]:
+                    fail(f"{name}: repository.directory {NPM_MAIN_DIR} holds another package")
         if "package/LICENSE" not in t.getnames():
             fail(f"{name}: no package/LICENSE")
         if t.extractfile("package/LICENSE").read() != repo_license():

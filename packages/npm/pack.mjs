@@ -83,6 +83,7 @@ function main() {
     return;
   }
   const out = path.resolve(values.out);
+  const mainPkg = JSON.parse(readFileSync(path.join(here, "portald", "package.json"), "utf8"));
   const stage = path.join(out, "stage");
   mkdirSync(out, { recursive: true });
   const tarballs = [];
@@ -102,6 +103,11 @@ function main() {
       version,
       description: `The portald binary for ${os} ${cpu}: installed by the package portald, not meant to be used alone`,
       license: "Apache-2.0",
+      // Where the project lives, as the main package says; no "directory": no directory of the repository
+      // holds this package, which is written here.
+      homepage: mainPkg.homepage,
+      repository: { type: mainPkg.repository.type, url: mainPkg.repository.url },
+      bugs: mainPkg.bugs,
       os: [os],
       cpu: [cpu],
       files: [`bin/${exe}`],
@@ -124,7 +130,7 @@ function main() {
     chmodSync(path.join(dir, "bin/portald.js"), 0o755);
     // The emulator's types, generated from emulator.yaml for clients/typescript: types only, so a .d.ts.
     copyFileSync(path.join(repo, "clients/typescript/src/emulator.gen.ts"), path.join(dir, "emulator.gen.d.ts"));
-    const pkg = JSON.parse(readFileSync(path.join(src, "package.json"), "utf8"));
+    const pkg = structuredClone(mainPkg);
     pkg.version = version;
     pkg.optionalDependencies = Object.fromEntries(Object.keys(PLATFORMS).map((p) => [platformPackage(p).name, version]));
     writeFileSync(path.join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");

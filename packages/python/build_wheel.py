@@ -25,6 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 # SPDX, as openapi.yaml's info.license and the npm packages say.
 LICENSE_EXPRESSION = "Apache-2.0"
+# Where the project lives: Project-URL, with labels of the well-known set that pip and PyPI recognize.
+PROJECT_URL = "https://github.com/orgportal/portal-api"
+PROJECT_URLS = [("Homepage", PROJECT_URL), ("Source", PROJECT_URL), ("Issues", PROJECT_URL + "/issues")]
 
 # Go's static binaries need no particular libc: one wheel serves glibc and musl. Go 1.26 runs on
 # macOS 12 and later.
@@ -97,6 +100,7 @@ def metadata(version: str) -> bytes:
         "Classifier: Topic :: Software Development :: Testing\n"
         "Description-Content-Type: text/markdown\n"
     )
+    head += "".join(f"Project-URL: {label}, {url}\n" for label, url in PROJECT_URLS)
     return (head + "\n" + readme).encode()
 
 

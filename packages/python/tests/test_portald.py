@@ -220,3 +220,14 @@ def test_the_wheel_installs_its_license():
     (license_file,) = [f for f in dist.files if f.parts[-2:] == ("licenses", "LICENSE")]
     text = license_file.read_text()
     assert text.lstrip().startswith("Apache License") and "END OF TERMS AND CONDITIONS" in text
+
+
+def test_the_wheel_says_where_the_project_lives():
+    import importlib.metadata
+
+    urls = dict(u.split(", ", 1) for u in importlib.metadata.metadata("portald").get_all("Project-URL"))
+    assert urls == {
+        "Homepage": "https://github.com/orgportal/portal-api",
+        "Source": "https://github.com/orgportal/portal-api",
+        "Issues": "https://github.com/orgportal/portal-api/issues",
+    }

@@ -6,7 +6,9 @@
 # tests and an example suite with the ArcGIS API for Python (clients/official/python/requirements.txt);
 # test-npm installs the packed tarballs into an empty directory and runs an example with ArcGIS REST JS.
 # Both first check the host's artifacts as release-check checks all of them (packages/check_artifacts.py
-# --partial): the repository's LICENSE in each, the metadata naming it.
+# --partial): the repository's LICENSE in each, the metadata naming it. Each also runs the unit test of the
+# version its builder writes (packages/python/test_build_wheel.py, packages/npm/pack.test.mjs): both map
+# git describe's version alike, by the cases of packages/version_cases.json.
 
 .PHONY: wheel wheel-host test-wheel npm-pack npm-pack-host test-npm release-check bench-packages
 
@@ -46,7 +48,7 @@ wheel-host:
 	rm -rf $(PKG_OUT)/python
 	$(call pkg-build-wheel,$(PKG_HOST))
 
-## test-wheel: the host's wheel in a new virtualenv (no index), its tests and the ArcGIS API for Python example
+## test-wheel: the host's wheel in a new virtualenv (no index), its tests and the ArcGIS API for Python example; build_wheel.py's versions
 test-wheel: wheel-host tools-python
 	$(PKG_PYTHON) packages/check_artifacts.py --partial $(PKG_OUT)/python
 	$(PKG_PYTHON) -m pip download --disable-pip-version-check --quiet --require-hashes -r $(PKG_PY_LOCK) -d $(PKG_WHEELHOUSE)
@@ -54,8 +56,9 @@ test-wheel: wheel-host tools-python
 	$(PKG_PYTHON) -m venv "$$tmp/venv" && py="$$tmp/venv/bin/python" && \
 	"$$py" -m pip install --disable-pip-version-check --quiet --no-index --find-links $(PKG_WHEELHOUSE) --require-hashes -r $(PKG_PY_LOCK) && \
 	"$$py" -m pip install --disable-pip-version-check --quiet --no-index --find-links $(PKG_OUT)/python portald && \
+	"$$py" -m pytest -p no:cacheprovider -rs --strict-markers $(PKG_PY)/test_build_wheel.py | tee "$$tmp/out" && \
 	cp -r $(PKG_PY)/tests $(PKG_PY)/example "$$tmp/" && cd "$$tmp" && unset PORTALD_BIN && \
-	"$$py" -m pytest -p no:cacheprovider -rs --strict-markers tests | tee "$$tmp/out" && \
+	"$$py" -m pytest -p no:cacheprovider -rs --strict-markers tests | tee -a "$$tmp/out" && \
 	( cd example && "$$py" -m pytest -rs --strict-markers . ) | tee -a "$$tmp/out" && \
 	{ ! grep -q ' skipped' "$$tmp/out" || { echo "test-wheel: a test skipped; make test counts no skipped test" >&2; exit 1; }; }
 
@@ -78,9 +81,10 @@ npm-pack-host:
 	rm -rf $(PKG_OUT)/npm
 	$(call pkg-npm-pack,$(PKG_HOST),--main)
 
-## test-npm: the packed tarballs installed into an empty directory; an example with ArcGIS REST JS, node:test
+## test-npm: the packed tarballs installed into an empty directory; an example with ArcGIS REST JS, node:test; pack.mjs's versions
 test-npm: npm-pack-host
 	$(PKG_PYTHON) packages/check_artifacts.py --partial $(PKG_OUT)/npm
+	node --test $(PKG_NPM)/pack.test.mjs
 	cd $(TS_CLIENT) && { test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund --loglevel=error; }
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	cp $(PKG_NPM)/example/package.json $(PKG_NPM)/example/package-lock.json $(PKG_NPM)/example/typecheck.ts \

@@ -26,25 +26,48 @@ const PLATFORMS = {
   "windows-amd64": ["win32", "x64"],
 };
 
-/** git describe's version as semver: v1.2.3 -> 1.2.3, v1.2.3-rc.1 -> 1.2.3-rc.1,
- * v1.2.3-4-gabc1234 -> 1.2.4-dev.4.gabc1234, abc1234-dirty -> 0.0.0-gabc1234.dirty, dev -> 0.0.0-dev. */
+// git describe --tags --always --dirty (mk/release.mk): a tag vMAJOR.MINOR.PATCH, maybe a pre-release
+// (v1.3.0-rc.1), then -N-gHASH when N commits follow it, then -dirty when the tree has changes. The same
+// grammar as packages/python/build_wheel.py's.
+const DESCRIBE = /^v?(\d+)\.(\d+)\.(\d+)(?:-((?:alpha|beta|rc|a|b)\.?\d+))?(?:-(\d+)-g([0-9a-f]+))?$/;
+
+/**
+ * git describe's version as semver, meaning what build_wheel.py's pep440() means on PyPI (the cases of
+ * packages/version_cases.json):
+ * - a tag: that release, v1.2.3 -> 1.2.3, v1.3.0-rc.1 -> 1.3.0-rc.1;
+ * - after a release tag (commits, or a changed tree): a pre-release of the next patch, before it,
+ *   v1.2.3-4-gabc1234 -> 1.2.4-dev.4.gabc1234 (PEP 440 1.2.4.dev4+gabc1234), v1.2.3-dirty -> 1.2.4-dev.0.dirty;
+ * - after a pre-release tag: after it and still before the release, v1.3.0-rc.1-4-gabc1234 ->
+ *   1.3.0-rc.1.dev.4.gabc1234 (PEP 440 1.3.0rc1.post4+gabc1234);
+ * - no tag: no release, 0.0.0 with the commit, abc1234 -> 0.0.0-gabc1234, abc1234-dirty ->
+ *   0.0.0-gabc1234.dirty, dev -> 0.0.0-dev.
+ * The commit and -dirty are pre-release identifiers, not build metadata (+...), which npm drops from a
+ * package's version. One difference stays: "dev" sorts before "rc" on both, but after "alpha" and "beta"
+ * on npm only, so a build after v1.2.3 comes after v1.2.4-beta.1 there; the release tags are vX.Y.Z and
+ * vX.Y.Z-rc.N (.github/workflows/release.yml).
+ */
 export function semver(version) {
   let v = version.trim();
   const pre = [];
   const dirty = v.endsWith("-dirty");
   if (dirty) v = v.slice(0, -"-dirty".length);
   let out;
-  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:-((?:alpha|beta|rc)\.?\d+))?(?:-(\d+)-g([0-9a-f]+))?$/.exec(v);
+  const m = DESCRIBE.exec(v);
   if (m) {
-    const [, major, minor, patch, tagPre, ahead, hash] = m;
-    if (ahead) {
-      out = tagPre ? `${major}.${minor}.${patch}` : `${major}.${minor}.${Number(patch) + 1}`;
-      if (tagPre) pre.push(...tagPre.split("."));
-      pre.push("dev", ahead, `g${hash}`);
+    const [major, minor, patch] = m.slice(1, 4).map(Number);
+    const [, , , , tagPre, ahead, hash] = m;
+    const after = ahead !== undefined || dirty;
+    if (tagPre) {
+      out = `${major}.${minor}.${patch}`;
+      pre.push(...tagPre.split("."));
+      if (after) pre.push("dev", String(Number(ahead ?? 0)));
+    } else if (after) {
+      out = `${major}.${minor}.${patch + 1}`;
+      pre.push("dev", String(Number(ahead ?? 0)));
     } else {
       out = `${major}.${minor}.${patch}`;
-      if (tagPre) pre.push(...tagPre.split("."));
     }
+    if (hash) pre.push(`g${hash}`);
   } else if (/^[0-9a-f]{4,40}$/.test(v)) {
     out = "0.0.0";
     pre.push(`g${v}`);
@@ -140,4 +163,5 @@ function main() {
   for (const t of tarballs) console.log(t);
 }
 
-main();
+// Run as a script, not when a test imports semver.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

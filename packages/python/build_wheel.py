@@ -4,9 +4,10 @@
     build_wheel.py --binary dist/portald --platform linux-amd64 --version v1.2.3 --out build/packages/python
 
 No build backend and no network: a wheel is a zip with METADATA, WHEEL, entry_points.txt and RECORD
-(PEP 427, PEP 491), and the repository's LICENSE in .dist-info/licenses/ (core metadata 2.4, PEP 639), written here with the standard library, byte for byte the same for the same inputs
-(entries sorted, timestamps from SOURCE_DATE_EPOCH or 1980). --version takes the git-describe version of
-mk/release.mk and writes it as PEP 440.
+(PEP 427, PEP 491), and the repository's LICENSE in .dist-info/licenses/ (core metadata 2.4, PEP 639),
+written here with the standard library, byte for byte the same for the same inputs (entries sorted,
+timestamps from SOURCE_DATE_EPOCH or 1980). --version takes the git-describe version of mk/release.mk and
+writes it as PEP 440, meaning what packages/npm/pack.mjs writes for npm (pep440 below).
 """
 
 import argparse
@@ -40,22 +41,48 @@ PLATFORMS = {
 }
 
 
+# git describe --tags --always --dirty (mk/release.mk): a tag vMAJOR.MINOR.PATCH, maybe a pre-release
+# (v1.3.0-rc.1), then -N-gHASH when N commits follow it, then -dirty when the tree has changes. The same
+# grammar as packages/npm/pack.mjs's.
+DESCRIBE = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(?:-(alpha|beta|rc|a|b)\.?(\d+))?(?:-(\d+)-g([0-9a-f]+))?")
+PRE = {"alpha": "a", "a": "a", "beta": "b", "b": "b", "rc": "rc"}
+
+
 def pep440(version: str) -> str:
-    """git describe's version as PEP 440: v1.2.3 -> 1.2.3, v1.2.3-rc.1 -> 1.2.3rc1,
-    v1.2.3-4-gabc1234 -> 1.2.3.post4+gabc1234, abc1234-dirty -> 0.0.0+gabc1234.dirty, dev -> 0.0.0+dev."""
+    """git describe's version as PEP 440, meaning what pack.mjs's semver() means on npm (the cases of
+    packages/version_cases.json):
+
+    - a tag: that release, v1.2.3 -> 1.2.3, v1.3.0-rc.1 -> 1.3.0rc1;
+    - after a release tag (commits, or a changed tree): a development release of the next patch, before
+      it, v1.2.3-4-gabc1234 -> 1.2.4.dev4+gabc1234 (npm 1.2.4-dev.4.gabc1234), v1.2.3-dirty ->
+      1.2.4.dev0+dirty;
+    - after a pre-release tag: after it and still before the release, v1.3.0-rc.1-4-gabc1234 ->
+      1.3.0rc1.post4+gabc1234 (npm 1.3.0-rc.1.dev.4.gabc1234);
+    - no tag: no release, 0.0.0 with the commit, abc1234 -> 0.0.0+gabc1234, abc1234-dirty ->
+      0.0.0+gabc1234.dirty, dev -> 0.0.0+dev.
+
+    The commit and -dirty go in the local version label (+...), as they always have: they name the build,
+    its place among releases is before the +."""
     v = version.strip()
     dirty = v.endswith("-dirty")
     if dirty:
         v = v[: -len("-dirty")]
     local = []
-    m = re.fullmatch(r"v?(\d+(?:\.\d+)*)(?:-(alpha|beta|rc|a|b)\.?(\d+))?(?:-(\d+)-g([0-9a-f]+))?", v)
+    m = DESCRIBE.fullmatch(v)
     if m:
-        out = m.group(1)
-        if m.group(2):
-            out += {"alpha": "a", "beta": "b"}.get(m.group(2), m.group(2)) + m.group(3)
-        if m.group(4):
-            out += ".post" + m.group(4)
-            local.append("g" + m.group(5))
+        major, minor, patch, pre, pre_n, ahead, sha = m.groups()
+        major, minor, patch = int(major), int(minor), int(patch)
+        after = ahead is not None or dirty
+        if pre:
+            out = f"{major}.{minor}.{patch}{PRE[pre]}{int(pre_n)}"
+            if after:
+                out += f".post{int(ahead or 0)}"
+        elif after:
+            out = f"{major}.{minor}.{patch + 1}.dev{int(ahead or 0)}"
+        else:
+            out = f"{major}.{minor}.{patch}"
+        if sha:
+            local.append("g" + sha)
     elif re.fullmatch(r"[0-9a-f]{4,40}", v):
         out = "0.0.0"
         local.append("g" + v)

@@ -12,8 +12,11 @@
 GORELEASER := $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
 ACTIONLINT := $(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
-BUILD_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-BUILD_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+# Each asks git once, at its first use, then keeps the answer (the $(eval) makes it a simple variable): a
+# recursive variable would ask again at every reference, and the binaries, wheels and npm packages of one
+# run (release-check) could carry different versions when a commit lands meanwhile.
+BUILD_VERSION ?= $(eval BUILD_VERSION := $$(shell git describe --tags --always --dirty 2>/dev/null || echo dev))$(BUILD_VERSION)
+BUILD_REVISION ?= $(eval BUILD_REVISION := $$(shell git rev-parse HEAD 2>/dev/null))$(BUILD_REVISION)
 BUILDINFO := github.com/orgportal/portal-api/internal/buildinfo
 # Every release build links with these: the image (deploy/image.sh) and the
 # binaries (.goreleaser.yaml, which reads them from LDFLAGS).

@@ -1,11 +1,20 @@
 // The package's own API, call by call, over HTTPS: what startPortal promises besides the happy path above.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PortalError, demo, startPortal } from "portald";
+
+// The directories this file creates (seeds), each removed by the test that made it; the last test checks
+// that none is left, nor the directory of the portal started here, once the portals have stopped.
+const created = [];
+const seedDir = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "portald-seed-"));
+  created.push(dir);
+  return dir;
+};
 
 let portal;
 before(async () => {
@@ -67,25 +76,40 @@ test("snapshots, faults, journal, clock, organizations", async () => {
 });
 
 test("a seed of one's own, over HTTP; stop ends the process", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "portald-seed-"));
+  const dir = seedDir();
   const seed = path.join(dir, "seed.json");
   writeFileSync(seed, JSON.stringify({ organizations: [{ id: "1111222233334444", name: "Own", users: [{ username: "own", password: "own-password", role: "org_admin", tokens: ["own-token"] }] }] }));
-  const own = await startPortal({ seed });
   try {
-    assert.match(own.url, /^http:\/\//);
-    assert.equal(own.caFile, undefined);
-    assert.deepEqual(own.tokens, {});
-    const res = await fetch(`${own.restUrl}/portals/self?f=json&token=own-token`);
-    assert.equal((await res.json()).id, "1111222233334444");
+    const own = await startPortal({ seed });
+    try {
+      assert.match(own.url, /^http:\/\//);
+      assert.equal(own.caFile, undefined);
+      assert.deepEqual(own.tokens, {});
+      const res = await fetch(`${own.restUrl}/portals/self?f=json&token=own-token`);
+      assert.equal((await res.json()).id, "1111222233334444");
+    } finally {
+      await own.stop();
+    }
+    assert.notEqual(own.process.exitCode ?? own.process.signalCode, null);
   } finally {
-    await own.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
-  assert.notEqual(own.process.exitCode ?? own.process.signalCode, null);
 });
 
 test("a broken seed stops start-up with portald's reason", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "portald-seed-"));
+  const dir = seedDir();
   const seed = path.join(dir, "seed.yaml");
   writeFileSync(seed, "organizations: [{id: x}]\n");
-  await assert.rejects(startPortal({ seed }), /portald exited/);
+  try {
+    await assert.rejects(startPortal({ seed }), /portald exited/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("no directory of this file's is left once its portals stop", async () => {
+  const dirs = [...created, path.dirname(portal.caFile)];
+  assert.equal(created.length, 2);
+  await portal.stop();
+  assert.deepEqual(dirs.filter((d) => existsSync(d)), []);
 });

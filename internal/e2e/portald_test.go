@@ -21,9 +21,19 @@ import (
 
 var (
 	buildOnce sync.Once
+	binaryDir string
 	binary    string
 	buildErr  error
 )
+
+// TestMain removes the portald binary the tests built (31 MB a run).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaryDir != "" {
+		os.RemoveAll(binaryDir)
+	}
+	os.Exit(code)
+}
 
 // portaldBinary builds cmd/portald once per test binary.
 func portaldBinary(t testing.TB) string {
@@ -34,7 +44,7 @@ func portaldBinary(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		binary = filepath.Join(dir, "portald")
+		binaryDir, binary = dir, filepath.Join(dir, "portald")
 		out, err := exec.Command("go", "build", "-o", binary, "github.com/orgportal/portal-api/cmd/portald").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build portald: %v\n%s", err, out)

@@ -175,7 +175,9 @@ def test_portald_ends_with_the_process_that_started_it(tmp_path):
         "print(p._proc.pid, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    # Its temporary directory, which nothing can remove once it is killed, goes under tmp_path.
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == -9, out
     pid = int(out.stdout.split()[0])
     deadline = time.monotonic() + 30

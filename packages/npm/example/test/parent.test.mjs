@@ -4,7 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { startPortal } from "portald";
 
 const script = `
@@ -32,8 +34,12 @@ async function ends(pid, why) {
   }
 }
 
-test("portald ends with the process that started it", { skip: process.platform !== "linux" && "reads /proc" }, async () => {
-  const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60000 });
+test("portald ends with the process that started it", { skip: process.platform !== "linux" && "reads /proc" }, async (t) => {
+  // Its temporary directory, which nothing can remove once it is killed, goes under one removed here.
+  const tmp = mkdtempSync(path.join(tmpdir(), "portald-killed-"));
+  t.after(() => rmSync(tmp, { recursive: true, force: true }));
+  const out = spawnSync(process.execPath, ["--input-type=module", "-e", script],
+    { encoding: "utf8", timeout: 60000, env: { ...process.env, TMPDIR: tmp } });
   assert.equal(out.signal, "SIGKILL", out.stderr);
   const pid = Number(out.stdout.trim());
   assert.ok(pid > 0, out.stdout);

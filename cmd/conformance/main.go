@@ -119,19 +119,17 @@ func Load(args []string, getenv func(string) string) (Config, *flag.FlagSet, err
 		}
 		verboseDef = b
 	}
-	if v := getenv(timeoutEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			envErr = fmt.Errorf("CONFORMANCE_TIMEOUT: %q is not a duration", v)
+	for _, e := range []struct {
+		env string
+		def *time.Duration
+	}{{timeoutEnv, &timeoutDef}, {indexWaitEnv, &indexWaitDef}} {
+		if v := getenv(e.env); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				envErr = fmt.Errorf("%s: %q is not a duration", e.env, v)
+			}
+			*e.def = d
 		}
-		timeoutDef = d
-	}
-	if v := getenv(indexWaitEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			envErr = fmt.Errorf("CONFORMANCE_INDEX_WAIT: %q is not a duration", v)
-		}
-		indexWaitDef = d
 	}
 	verbose := fs.Bool("v", verboseDef, "print the log of every test, not only of failed ones [$"+verboseEnv+"]")
 	timeout := fs.Duration("timeout", timeoutDef, "time limit of each HTTP `request` [$"+timeoutEnv+"]")

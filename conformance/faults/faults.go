@@ -42,6 +42,19 @@ func rewrite(target *url.URL, change func(req *http.Request, resp *http.Response
 	return p
 }
 
+// peekForm reads the form of r's URL-encoded body and puts the body back for
+// the proxy; a body that cannot be read is answered 400 and ok is false.
+func peekForm(w http.ResponseWriter, r *http.Request) (form url.Values, ok bool) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	form, _ = url.ParseQuery(string(raw))
+	return form, true
+}
+
 // ErrorsAsHTTPStatus answers every error envelope with HTTP 400 instead of
 // HTTP 200, as a plain REST API would.
 func ErrorsAsHTTPStatus(target *url.URL) http.Handler {
@@ -199,13 +212,10 @@ func ReusableCodes(target *url.URL) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/oauth2/token") {
-			raw, err := io.ReadAll(r.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
+			form, ok := peekForm(w, r)
+			if !ok {
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(raw))
-			form, _ := url.ParseQuery(string(raw))
 			if form.Get("grant_type") == "authorization_code" {
 				mu.Lock()
 				first, seen := answers[form.Get("code")]
@@ -260,13 +270,11 @@ func RefuseGatedField(target *url.URL) http.Handler {
 			p.ServeHTTP(w, r)
 			return
 		}
-		raw, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		form, ok := peekForm(w, r)
+		if !ok {
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(raw))
-		if form, _ := url.ParseQuery(string(raw)); !form.Has("portalConfigProperties") {
+		if !form.Has("portalConfigProperties") {
 			p.ServeHTTP(w, r)
 			return
 		}
@@ -365,13 +373,10 @@ func laggingIndex(target *url.URL, searches int) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/deleteItems") {
-			raw, err := io.ReadAll(r.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
+			form, ok := peekForm(w, r)
+			if !ok {
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(raw))
-			form, _ := url.ParseQuery(string(raw))
 			mu.Lock()
 			for _, id := range strings.Split(form.Get("items"), ",") {
 				delete(hidden, strings.TrimSpace(id))

@@ -1,4 +1,4 @@
-# Fuzzing: the form and JSON decoding of every operation (server/api) and the
+# Fuzzing: the form and JSON decoding of the operations (server/api), the search query parser and the
 # member category schema rules (server). Seeds come from f.Add and from the
 # committed corpora in testdata/fuzz/; a plain `go test` replays both.
 
@@ -11,7 +11,7 @@ FUZZTIME ?= 30s
 # coordinator's deadline in some Go releases and fails for no reason.
 FUZZTIME_SHORT ?= 2000x
 # package:target pairs; go test fuzzes one target of one package at a time.
-FUZZ_TARGETS := ./server/api:FuzzFormDecode ./server:FuzzCategorySchema
+FUZZ_TARGETS := ./server/api:FuzzFormDecode ./server:FuzzCategorySchema ./server:FuzzParseQuery
 
 define run-fuzz
 	@for t in $(FUZZ_TARGETS); do \

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -169,4 +170,48 @@ func TestSchemaRulesOnDeepTrees(t *testing.T) {
 	}
 	wide[499].Categories = graft(nil, 5000)
 	checkSchemaRules(t, wide)
+}
+
+// FuzzParseQuery parses arbitrary search queries (q is at most 2048
+// characters by the contract; the fuzzer goes past that) and matches the
+// parsed ones against an item. A query is refused with the 400 envelope
+// naming q, never a panic; one that parses matches as it does in
+// parentheses and as it does ANDed with itself.
+func FuzzParseQuery(f *testing.F) {
+	for _, q := range []string{
+		`owner:jsmith AND type:"feature service"`, `(id:a OR id:b) AND owner:jsmith`, `roads NOT parcels`,
+		`title:"Fire Hydrants" tags:water`, `"`, `owner:"jsmith`, `()`, `)`, `((`, `a OR`, `NOT`, `AND OR NOT`,
+		`accountid:0123456789ABCDEF`, `description:"a (b) c"`, `x:`, `:x`, `NOT NOT hydrants`,
+	} {
+		f.Add(q)
+	}
+	item := itemFields(ItemView{Item: Item{ID: "93b54c8930ae46d9a00a7820cb3ebbd1", Owner: "jsmith", Title: "Fire Hydrants",
+		Type: "Feature Service", Description: "Hydrants of the city (water)", Tags: []string{"water", "city"}, Access: AccessPrivate},
+		OrgID: "0123456789ABCDEF"})
+	f.Fuzz(func(t *testing.T, q string) {
+		parsed, err := ParseQuery(q)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Code != 400 || len(e.Details) != 1 || !strings.HasPrefix(e.Details[0], "q: ") {
+				t.Fatalf("ParseQuery(%q): %v, want the 400 envelope naming q", q, err)
+			}
+			return
+		}
+		got := parsed.match(item)
+		if strings.TrimSpace(q) == "" {
+			if !got {
+				t.Fatalf("the empty query %q matches nothing", q)
+			}
+			return
+		}
+		for _, same := range []string{"(" + q + ")", q + " AND (" + q + ")"} {
+			other, err := ParseQuery(same)
+			if err != nil {
+				t.Fatalf("%q parses, %q does not: %v", q, same, err)
+			}
+			if other.match(item) != got {
+				t.Fatalf("%q matches %v, %q matches %v", q, got, same, !got)
+			}
+		}
+	})
 }

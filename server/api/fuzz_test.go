@@ -42,6 +42,17 @@ var fuzzOps = []fuzzOp{
 	{"POST", "/content/users/" + pt.Member + "/{}/addItem", pt.ProjectsFolder, enc("title", "Zoning", "type", "Web Map")},
 	{"POST", "/content/users/{}/deleteItems", pt.Member, enc("items", `["`+pt.HydrantsItem+`","nope"]`)},
 	{"POST", "/generateToken", "", enc("username", pt.Member, "password", "jsmith-password", "expiration", "60", "client", "referer", "referer", "http")},
+	// The reads around the three operations, and the rest of sign-in.
+	{"GET", "/search", "", enc("q", `owner:`+pt.Member+` AND (type:"feature service" OR tags:water) NOT title:x`, "sortField", "title", "sortOrder", "desc", "start", "1", "num", "10")},
+	{"GET", "/community/groups", "", enc("q", "accountid:"+pt.OrgID, "sortField", "title", "sortOrder", "asc", "num", "10")},
+	{"GET", "/community/groups/{}", "d3c4e5f6a7b8490312c3d4e5f6a7b8c9", enc("f", "json")},
+	{"GET", "/community/users/{}/tags", pt.Member, enc("f", "json")},
+	{"GET", "/community/self", "", enc("f", "json")},
+	{"GET", "/portals/{}", pt.OrgID, enc("f", "json")},
+	{"GET", "/portals/{}/roles", pt.OrgID, enc("start", "1", "num", "10")},
+	{"POST", "/content/users/{}/items/" + pt.RoadsItem + "/move", pt.Member, enc("folder", pt.ArchiveFolder)},
+	{"POST", "/content/users/" + pt.Member + "/{}/items/" + pt.ParcelsItem + "/move", pt.ProjectsFolder, enc("folder", "/")},
+	{"POST", "/oauth2/token", "", enc("grant_type", "client_credentials", "client_id", "demo-app", "client_secret", "demo-app-secret", "expiration", "120", "f", "json")},
 }
 
 // fuzzPortal is the emulator under fuzzing, its handler called without a

@@ -213,6 +213,10 @@ func TestSuiteCatchesBrokenServers(t *testing.T) {
 			// its refusal fails the example instead of leaving it not run.
 			wantFailure(t, rep, "examples/updateSettings/portalConfigProperties", "requires version 11.0")
 		}, "^examples$"},
+		{"settingsUnwrittenWithBearerHeader", faults.SettingsUnwrittenWithBearerHeader, func(t *testing.T, rep *conformance.Report) {
+			wantFailure(t, rep, "auth/tokenPlacements", "header Authorization answered success, but the banner reads")
+			wantStatus(t, rep, "auth/noToken", conformance.Passed)
+		}, "^auth$"},
 		{"moveItemWithoutMoving", faults.MoveItemWithoutMoving, func(t *testing.T, rep *conformance.Report) {
 			wantFailure(t, rep, "moveItem/toFolder", "the content reads put")
 			wantFailure(t, rep, "moveItem/alreadyThere", "want the error envelope with code 500")

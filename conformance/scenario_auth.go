@@ -97,9 +97,25 @@ func (s *suite) authScenarios(t TB) {
 				if p.post && s.ops[c.op].method != "POST" {
 					continue
 				}
-				a := s.send(t, request{op: s.ops[c.op], params: c.params, body: c.body, token: s.adminToken, tokenIn: p.place})
+				body := c.body
+				banner := "Token in the " + p.name
+				if c.op == "updateSettings" {
+					// Each placement writes its own text, read back below: an
+					// answer of success is not a write done.
+					body = map[string]any{"informationalBanner": map[string]any{
+						"text": banner, "bgColor": "white", "fontColor": "black", "enabled": true}, "f": "json"}
+				}
+				a := s.send(t, request{op: s.ops[c.op], params: c.params, body: body, token: s.adminToken, tokenIn: p.place})
 				if a.err != nil {
 					t.Errorf("%s with the administrator's token in the %s: got error %s", c.name, p.name, a.err)
+					continue
+				}
+				if c.op == "updateSettings" {
+					got, _ := s.readSettings(t)["informationalBanner"].(map[string]any)
+					if got["text"] != banner {
+						t.Errorf("updateSettings with the administrator's token in the %s answered success, but the banner reads %s, want the text %q",
+							p.name, jsonText(got), banner)
+					}
 				}
 			}
 		}

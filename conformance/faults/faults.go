@@ -449,3 +449,18 @@ func copyRecorded(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
 	w.WriteHeader(rec.Code)
 	w.Write(rec.Body.Bytes())
 }
+
+// SettingsUnwrittenWithBearerHeader answers a settings update whose token
+// comes in the Authorization header with success, without passing it on:
+// the write is never done.
+func SettingsUnwrittenWithBearerHeader(target *url.URL) http.Handler {
+	p := httputil.NewSingleHostReverseProxy(target)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/settings/update") || r.Header.Get("Authorization") == "" {
+			p.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		json.NewEncoder(w).Encode(map[string]any{"success": true})
+	})
+}

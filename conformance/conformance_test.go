@@ -481,7 +481,7 @@ func TestExampleGroupNotHeld(t *testing.T) {
 // naming the check. The examples, whose searches run on fresh fixtures too,
 // pass both.
 func TestSearchWaitsForTheIndex(t *testing.T) {
-	const pattern = "^(reads|examples)$/^(searchItems)$"
+	const pattern = "^(reads|examples)$/^(searchItems|userTags)$"
 	proxied := func(t *testing.T, fault func(*url.URL) http.Handler) (*portaltest.Portal, string) {
 		p := portaltest.New(t)
 		root, err := url.Parse(p.Root)
@@ -506,9 +506,11 @@ func TestSearchWaitsForTheIndex(t *testing.T) {
 		// The emulator indexes at once: each search is sent once.
 		p := portaltest.New(t)
 		rep := runSuite(t, conformance.Target{BaseURL: p.URL, AdminToken: p.AdminToken, MemberToken: p.MemberToken}, pattern)
-		wantStatus(t, rep, "reads/searchItems", conformance.Passed)
-		if log := logged(t, rep, "reads/searchItems"); strings.Contains(log, "searched") || strings.Contains(log, "the search index lags") {
-			t.Errorf("the emulator's searches were retried:\n%s", log)
+		for _, name := range []string{"reads/searchItems", "reads/userTags"} {
+			wantStatus(t, rep, name, conformance.Passed)
+			if log := logged(t, rep, name); strings.Contains(log, "found at read") || strings.Contains(log, "not found, read") {
+				t.Errorf("%s: the emulator's reads were retried:\n%s", name, log)
+			}
 		}
 	})
 	t.Run("lagging", func(t *testing.T) {
@@ -522,7 +524,7 @@ func TestSearchWaitsForTheIndex(t *testing.T) {
 		if rep.Failed() {
 			t.Errorf("failures: %q", allErrors(rep.Root))
 		}
-		if log := logged(t, rep, "reads/searchItems"); !strings.Contains(log, "found at search 4") {
+		if log := logged(t, rep, "reads/searchItems"); !strings.Contains(log, "found at read 4") {
 			t.Errorf("the scenario did not wait for the index:\n%s", log)
 		}
 	})
@@ -534,8 +536,27 @@ func TestSearchWaitsForTheIndex(t *testing.T) {
 		wantFailure(t, rep, "reads/searchItems", "sorted by title, descending: ids [], want [")
 		wantFailure(t, rep, "reads/searchItems", "the administrator's search", "total 0, want 2")
 		wantStatus(t, rep, "examples/searchItems/count", conformance.Passed)
-		if log := logged(t, rep, "reads/searchItems"); !strings.Contains(log, "not found, searched") {
+		if log := logged(t, rep, "reads/searchItems"); !strings.Contains(log, "not found, read") {
 			t.Errorf("the scenario did not say it waited for the index:\n%s", log)
+		}
+	})
+	t.Run("laggingTags", func(t *testing.T) {
+		// Both new items are left out of the first 3 reads of the tags; the
+		// 4th counts the new tag twice.
+		p, base := proxied(t, faults.LaggingTags(3))
+		rep := runSuite(t, conformance.Target{BaseURL: base, AdminToken: p.AdminToken, MemberToken: p.MemberToken}, pattern)
+		wantStatus(t, rep, "reads/userTags", conformance.Passed)
+		if log := logged(t, rep, "reads/userTags"); !strings.Contains(log, "found at read 4") {
+			t.Errorf("the scenario did not wait for the tags:\n%s", log)
+		}
+	})
+	t.Run("tagsNeverCounted", func(t *testing.T) {
+		p, base := proxied(t, faults.LaggingTags(-1))
+		rep := runSuite(t, conformance.Target{BaseURL: base, AdminToken: p.AdminToken, MemberToken: p.MemberToken,
+			IndexWait: 300 * time.Millisecond}, pattern)
+		wantFailure(t, rep, "reads/userTags", "getUserTags", "no \"")
+		if log := logged(t, rep, "reads/userTags"); !strings.Contains(log, "not found, read") {
+			t.Errorf("the scenario did not say it waited for the tags:\n%s", log)
 		}
 	})
 	t.Run("negative", func(t *testing.T) {

@@ -58,12 +58,13 @@
 //     community/self and portals/self carry the fields clients read. A
 //     portal's search index may lag its writes (an ArcGIS portal indexes
 //     items asynchronously): each search that must find what the suite has
-//     just added is sent again, after 100 ms, then twice as long each time,
-//     at most 2 s apart, until it finds it or Target.IndexWait (default
-//     30 s) has passed since the write, and its last answer is judged as a
-//     single one would be. A portal that indexes at once, as the emulator,
-//     is searched once. A search that must find nothing (the anonymous one)
-//     is sent once, after the others found the items;
+//     just added, and the read of the owner's tags (which may be counted
+//     from that index), is sent again, after 100 ms, then twice as long
+//     each time, at most 2 s apart, until it finds it or Target.IndexWait
+//     (default 30 s) has passed since the write, and its last answer is
+//     judged as a single one would be. A portal that indexes at once, as
+//     the emulator, is read once. A search that must find nothing (the
+//     anonymous one) is sent once, after the others found the items;
 //   - memberCategorySchema, moveItems, settings, auth: the rules of the
 //     seeded operations, each on fixtures of its own, read back through the
 //     contract's reads;

@@ -55,36 +55,43 @@ func (s *suite) indexWait() time.Duration {
 }
 
 // searchIndexed is search for what the suite wrote at written, on a portal
-// whose search index may lag its writes: it searches again until found
-// says the answer holds what the search must find, or until IndexWait has
-// passed since written, and returns the last answer, for the caller to
-// judge as it would judge a single search. An answer that holds it at once
-// is returned at once: waiting never decides a check, the answers do. A
-// check that something is NOT found must use search: waiting for an item
-// to be missing would pass a portal that shows it until the wait ends.
+// whose search index may lag its writes (untilIndexed).
 func (s *suite) searchIndexed(t TB, written time.Time, op, token string, params map[string]any, found func(searchPage) bool) searchPage {
+	t.Helper()
+	return untilIndexed(s, t, written, fmt.Sprintf("%s %v", op, params), func() searchPage { return s.search(t, op, token, params) }, found)
+}
+
+// untilIndexed reads (read) what the portal answers from its index about
+// what the suite wrote at written: it reads again until found says the
+// answer holds what it must, or until IndexWait has passed since written,
+// and returns the last answer, for the caller to judge as it would judge a
+// single read. An answer that holds it at once is returned at once: waiting
+// never decides a check, the answers do. A check that something is NOT
+// found must read once: waiting for it to be missing would pass a portal
+// that shows it until the wait ends.
+func untilIndexed[T any](s *suite, t TB, written time.Time, what string, read func() T, found func(T) bool) T {
 	t.Helper()
 	deadline := written.Add(s.indexWait())
 	pause := indexPollFirst
 	for n := 1; ; n++ {
-		p := s.search(t, op, token, params)
-		if found(p) {
+		v := read()
+		if found(v) {
 			if n > 1 {
-				t.Logf("%s %v: found at search %d, %s after the write (the search index lags)", op, params, n, time.Since(written).Round(time.Millisecond))
+				t.Logf("%s: found at read %d, %s after the write (the index lags)", what, n, time.Since(written).Round(time.Millisecond))
 			}
-			return p
+			return v
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			t.Logf("%s %v: not found, searched %d times until %s after the write (Target.IndexWait %s)", op, params, n, time.Since(written).Round(time.Millisecond), s.indexWait())
-			return p
+			t.Logf("%s: not found, read %d times until %s after the write (Target.IndexWait %s)", what, n, time.Since(written).Round(time.Millisecond), s.indexWait())
+			return v
 		}
 		timer := time.NewTimer(min(pause, left))
 		select {
 		case <-timer.C:
 		case <-t.Context().Done():
 			timer.Stop()
-			return p
+			return v
 		}
 		pause = min(2*pause, indexPollMax)
 	}
@@ -284,16 +291,26 @@ func (s *suite) readUserTags(t TB) {
 		}
 		f.createdItems = append(f.createdItems, id)
 	}
-	body := ok(t, "getUserTags "+s.owner, s.call(t, "getUserTags", s.ownerToken(), map[string]any{"userName": s.owner}, nil))
-	var got struct {
-		Tags []struct {
-			Tag   string `json:"tag"`
-			Count int    `json:"count"`
-		} `json:"tags"`
+	written := time.Now()
+	type tagCount struct {
+		Tag   string `json:"tag"`
+		Count int    `json:"count"`
 	}
-	if err := decode(body, &got); err != nil {
-		t.Fatalf("getUserTags %s: %v", s.owner, err)
+	type tagCounts struct {
+		Tags []tagCount `json:"tags"`
 	}
+	// The portal may count tags from the index its search uses, which lags
+	// the writes: read until the new tag is counted twice (untilIndexed).
+	got := untilIndexed(s, t, written, "getUserTags "+s.owner, func() tagCounts {
+		var got tagCounts
+		body := ok(t, "getUserTags "+s.owner, s.call(t, "getUserTags", s.ownerToken(), map[string]any{"userName": s.owner}, nil))
+		if err := decode(body, &got); err != nil {
+			t.Fatalf("getUserTags %s: %v", s.owner, err)
+		}
+		return got
+	}, func(got tagCounts) bool {
+		return slices.ContainsFunc(got.Tags, func(c tagCount) bool { return c.Tag == tag && c.Count == 2 })
+	})
 	found := false
 	for _, c := range got.Tags {
 		if c.Count < 1 {

@@ -65,12 +65,13 @@ type Target struct {
 	ClientSecret string
 	RedirectURI  string
 	// IndexWait bounds how long a check that searches for what the suite
-	// has just written waits for the portal's search index: an ArcGIS
+	// has just written (or reads the owner's tags, which may be counted
+	// from the same index) waits for the portal's search index: an ArcGIS
 	// portal indexes items asynchronously, so searchItems may miss an item
-	// added a moment before. Such a check searches again (after 100 ms, then
+	// added a moment before. Such a check reads again (after 100 ms, then
 	// twice as long each time, at most 2 s apart) until it finds what it
 	// must, or until IndexWait has passed since the write, and judges the
-	// last answer. A portal that finds it at once is searched once; a check
+	// last answer. A portal that finds it at once is read once; a check
 	// that something is not found never waits. Zero means 30 s.
 	IndexWait time.Duration
 }

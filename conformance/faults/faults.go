@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,8 +24,7 @@ import (
 func rewrite(target *url.URL, change func(req *http.Request, resp *http.Response, body map[string]any) bool) http.Handler {
 	p := httputil.NewSingleHostReverseProxy(target)
 	p.ModifyResponse = func(resp *http.Response) error {
-		raw, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		raw, err := takeBody(resp)
 		if err != nil {
 			return err
 		}
@@ -34,12 +34,24 @@ func rewrite(target *url.URL, change func(req *http.Request, resp *http.Response
 				return err
 			}
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(raw))
-		resp.ContentLength = int64(len(raw))
-		resp.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+		setBody(resp, raw)
 		return nil
 	}
 	return p
+}
+
+// takeBody reads the whole body of resp, for a fault to look at or change;
+// setBody puts it, or what replaces it, back.
+func takeBody(resp *http.Response) ([]byte, error) {
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return raw, err
+}
+
+func setBody(resp *http.Response, raw []byte) {
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	resp.ContentLength = int64(len(raw))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(raw)))
 }
 
 // peekForm reads the form of r's URL-encoded body and puts the body back for
@@ -199,15 +211,14 @@ func ReusableCodes(target *url.URL) http.Handler {
 		if code == "" {
 			return nil
 		}
-		raw, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		raw, err := takeBody(resp)
 		if err != nil {
 			return err
 		}
 		mu.Lock()
 		answers[code] = raw
 		mu.Unlock()
-		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		setBody(resp, raw)
 		return nil
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -354,12 +365,11 @@ func laggingIndex(target *url.URL, searches int) http.Handler {
 		if resp.Request.Method != http.MethodPost || !strings.HasSuffix(resp.Request.URL.Path, "/addItem") {
 			return nil
 		}
-		raw, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		raw, err := takeBody(resp)
 		if err != nil {
 			return err
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		setBody(resp, raw)
 		var added struct {
 			Success bool   `json:"success"`
 			ID      string `json:"id"`
@@ -463,4 +473,83 @@ func SettingsUnwrittenWithBearerHeader(target *url.URL) http.Handler {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		json.NewEncoder(w).Encode(map[string]any{"success": true})
 	})
+}
+
+// LaggingTags returns a fault that counts getUserTags from an index that
+// lags writes, as LaggingIndex does searches: the tags of an item added
+// through it (addItem, addItemToFolder) are left out of the counts of the
+// first reads reads of a user's tags after it was added, of every one when
+// reads is negative.
+func LaggingTags(reads int) func(target *url.URL) http.Handler {
+	return func(target *url.URL) http.Handler {
+		p := httputil.NewSingleHostReverseProxy(target)
+		var mu sync.Mutex
+		type added struct {
+			tags []string
+			left int // reads left to leave them out of; -1 all
+		}
+		var items []*added
+		p.ModifyResponse = func(resp *http.Response) error {
+			tags := resp.Request.Header.Get("X-Fault-Tags")
+			isTags := resp.Request.Method == http.MethodGet && strings.HasSuffix(strings.TrimSuffix(resp.Request.URL.Path, "/"), "/tags")
+			if tags == "" && !isTags {
+				return nil
+			}
+			raw, err := takeBody(resp)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			var body struct {
+				Success bool `json:"success"`
+				Tags    []struct {
+					Tag   string `json:"tag"`
+					Count int    `json:"count"`
+				} `json:"tags"`
+			}
+			switch {
+			case tags != "" && json.Unmarshal(raw, &body) == nil && body.Success:
+				items = append(items, &added{tags: strings.Split(tags, ","), left: reads})
+			case isTags && json.Unmarshal(raw, &body) == nil && body.Tags != nil:
+				out := body.Tags[:0]
+				for _, c := range body.Tags {
+					for _, it := range items {
+						if it.left != 0 && slices.Contains(it.tags, c.Tag) {
+							c.Count--
+						}
+					}
+					if c.Count > 0 {
+						out = append(out, c)
+					}
+				}
+				for _, it := range items {
+					if it.left > 0 {
+						it.left--
+					}
+				}
+				if raw, err = json.Marshal(map[string]any{"tags": out}); err != nil {
+					return err
+				}
+			}
+			setBody(resp, raw)
+			return nil
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/addItem") {
+				form, ok := peekForm(w, r)
+				if !ok {
+					return
+				}
+				var tags []string
+				for _, tag := range strings.Split(form.Get("tags"), ",") {
+					if tag = strings.TrimSpace(tag); tag != "" {
+						tags = append(tags, tag)
+					}
+				}
+				r.Header.Set("X-Fault-Tags", strings.Join(tags, ","))
+			}
+			p.ServeHTTP(w, r)
+		})
+	}
 }

@@ -86,23 +86,28 @@ func buildReadmeProgram(t *testing.T, root, src string) string {
 	return bin
 }
 
-// The Python package's README (the wheel's long description) shows a test
-// that make test-wheel runs: packages/python/example/test_readme.py, the
-// same text.
-func TestPythonPackageReadmeSnippet(t *testing.T) {
-	readme, err := os.ReadFile("../packages/python/README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := fencedBlocks(readme, "python")
-	if len(blocks) != 1 {
-		t.Fatalf("packages/python/README.md has %d python blocks, want 1", len(blocks))
-	}
-	file, err := os.ReadFile("../packages/python/example/test_readme.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if blocks[0] != string(file) {
-		t.Errorf("packages/python/README.md's python block and packages/python/example/test_readme.py differ:\n%s\n---\n%s", blocks[0], file)
+// Each package's README (the wheel's long description, the npm package's
+// page) shows a test that make test-wheel or make test-npm runs as it is:
+// the README's one code block is that file's text.
+func TestPackageReadmeSnippets(t *testing.T) {
+	for _, c := range []struct{ readme, lang, file string }{
+		{"../packages/python/README.md", "python", "../packages/python/example/test_readme.py"},
+		{"../packages/npm/portald/README.md", "js", "../packages/npm/example/test/readme.test.mjs"},
+	} {
+		readme, err := os.ReadFile(c.readme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := fencedBlocks(readme, c.lang)
+		if len(blocks) != 1 {
+			t.Fatalf("%s has %d %s blocks, want 1", c.readme, len(blocks), c.lang)
+		}
+		file, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if blocks[0] != string(file) {
+			t.Errorf("%s's %s block and %s differ:\n%s\n---\n%s", c.readme, c.lang, c.file, blocks[0], file)
+		}
 	}
 }

@@ -158,7 +158,7 @@ func cleanTitles(nodes []CategoryNode, parent string, maxLen int, problems *[]st
 		case title == "":
 			*problems = append(*problems, parent+"/: title is empty")
 		case !OneLine(title):
-			*problems = append(*problems, fmt.Sprintf("%s/%q: title holds a control character (tab, line break, NUL...)", parent, title))
+			*problems = append(*problems, fmt.Sprintf("%s/%q: title %s", parent, title, NotOneLine))
 		case strings.Contains(norm.NFKC.String(title), "/"):
 			*problems = append(*problems, fmt.Sprintf("%s/%q: title contains '/'", parent, title))
 		case utf8.RuneCountInString(title) > maxLen:
@@ -175,10 +175,14 @@ func cleanTitles(nodes []CategoryNode, parent string, maxLen int, problems *[]st
 
 // OneLine reports whether a title can be shown on one line: no control
 // character (tab, line break, NUL...) and no line or paragraph separator.
-// Categories', folders' and items' titles are.
+// Categories', folders' and items' titles are; NotOneLine says why one is
+// refused.
 func OneLine(title string) bool {
 	return !strings.ContainsFunc(title, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' })
 }
+
+// NotOneLine is the detail's end refusing a title that is not OneLine.
+const NotOneLine = "holds a control character (tab, line break, NUL...)"
 
 // TitleKey is the form in which two titles that read the same are equal:
 // trimmed, NFKC (fullwidth and compatibility forms become plain ones), case

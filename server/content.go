@@ -210,7 +210,7 @@ func judgeItems(ctx context.Context, tx Tx, owner User, ids []string, decide fun
 
 // titleControl refuses a folder's or an item's title holding what a title,
 // shown on one line, cannot: as the member categories' titles.
-const titleControl = "title: holds a control character (tab, line break, NUL...)"
+const titleControl = "title: " + NotOneLine
 
 // CreateFolder creates a folder; titles are unique per user by TitleKey
 // (case, spacing and look-alike characters ignored), as the store's index

@@ -406,7 +406,7 @@ func (f *File) Validate() error {
 					continue
 				}
 				if !server.OneLine(fo.Title) {
-					bad(fp, "%q holds a control character (tab, line break, NUL...)", fo.Title)
+					bad(fp, "%q %s", fo.Title, server.NotOneLine)
 				}
 				// As the store keys them (folders.title_key).
 				k := server.TitleKey(fo.Title)
@@ -424,7 +424,7 @@ func (f *File) Validate() error {
 					items[it.ID] = ip
 				}
 				if required(ip+".title", it.Title) && !server.OneLine(it.Title) {
-					bad(ip+".title", "%q holds a control character (tab, line break, NUL...)", it.Title)
+					bad(ip+".title", "%q %s", it.Title, server.NotOneLine)
 				}
 				required(ip+".type", it.Type)
 				if it.Folder != "" && it.Folder != "/" {

@@ -94,11 +94,16 @@ export async function startPortal(options = {}) {
   args.push(...(options.args ?? []));
   const child = spawn(options.binary ?? binaryPath(), args, { stdio: ["pipe", "pipe", "pipe"] });
   child.stdin.on("error", () => {}); // closed under it when portald ends first: nothing to do
-  const killOnExit = () => {
+  // Kills portald and removes its directory: at the process's exit, or at once when start-up fails.
+  const killAndRemove = () => {
     child.kill();
     rmSync(tmp, { recursive: true, force: true });
   };
-  onExit.add(killOnExit);
+  onExit.add(killAndRemove);
+  const abandon = () => {
+    onExit.delete(killAndRemove);
+    killAndRemove();
+  };
   // Kept for the message of a failed start-up; read on, so that portald never blocks on a full pipe.
   let stderr = "";
   child.stderr.on("data", (b) => {
@@ -129,16 +134,12 @@ export async function startPortal(options = {}) {
       });
     });
   } catch (e) {
-    child.kill();
-    onExit.delete(killOnExit);
-    rmSync(tmp, { recursive: true, force: true });
+    abandon();
     throw e;
   }
   const m = START_LINE.exec(line);
   if (!m) {
-    child.kill();
-    onExit.delete(killOnExit);
-    rmSync(tmp, { recursive: true, force: true });
+    abandon();
     throw new Error(`portald: unexpected start-up line: ${line}`);
   }
   const [, address, restUrl] = m;
@@ -198,7 +199,7 @@ export async function startPortal(options = {}) {
         // SIGTERM: portald shuts down gracefully (on Windows, the process ends).
         if (child.exitCode === null && child.signalCode === null) child.kill();
         await exited;
-        onExit.delete(killOnExit);
+        onExit.delete(killAndRemove);
         rmSync(tmp, { recursive: true, force: true });
       })();
       return stopped;

@@ -330,11 +330,10 @@ func (s *suite) setUp(t TB) bool {
 	s.portalID = tg.PortalID
 	if s.portalID == "" || s.portalID == "self" {
 		// portals/self names the caller's organization on every portal.
-		a := s.call(t, "getPortal", s.adminToken, map[string]any{"portalId": "self"}, nil)
-		body := ok(t, "getPortal self as the administrator (to resolve portalId self)", a)
+		body := s.readPortal(t, s.adminToken, "the administrator (to resolve portalId self)")
 		id, _ := body["id"].(string)
 		if id == "" {
-			t.Fatalf("cannot resolve the organization id from portals/self: %s", clip(a.raw, 300))
+			t.Fatalf("cannot resolve the organization id from portals/self: %s", clip([]byte(jsonText(body)), 300))
 		}
 		s.portalID = id
 	}

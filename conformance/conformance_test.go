@@ -153,6 +153,19 @@ func wantStatus(t *testing.T, rep *conformance.Report, name string, want conform
 	return r
 }
 
+// proxied starts an emulator behind fault and returns it with the API
+// base at the proxy.
+func proxied(t *testing.T, fault func(*url.URL) http.Handler) (*portaltest.Portal, string) {
+	p := portaltest.New(t)
+	root, err := url.Parse(p.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewServer(fault(root))
+	t.Cleanup(proxy.Close)
+	return p, proxy.URL + strings.TrimPrefix(p.URL, p.Root)
+}
+
 // The suite fails portals that break the contract, and says how.
 func TestSuiteCatchesBrokenServers(t *testing.T) {
 	cases := []struct {
@@ -231,14 +244,7 @@ func TestSuiteCatchesBrokenServers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := portaltest.New(t)
-			root, err := url.Parse(p.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			proxy := httptest.NewServer(c.fault(root))
-			t.Cleanup(proxy.Close)
-			base := proxy.URL + strings.TrimPrefix(p.URL, p.Root)
+			p, base := proxied(t, c.fault)
 			rep := runSuite(t, conformance.Target{BaseURL: base, AdminToken: p.AdminToken, MemberToken: p.MemberToken}, c.pattern)
 			if !rep.Failed() {
 				t.Fatalf("the suite passed a portal whose answers are broken (%s)", c.name)
@@ -482,16 +488,6 @@ func TestExampleGroupNotHeld(t *testing.T) {
 // pass both.
 func TestSearchWaitsForTheIndex(t *testing.T) {
 	const pattern = "^(reads|examples)$/^(searchItems|userTags)$"
-	proxied := func(t *testing.T, fault func(*url.URL) http.Handler) (*portaltest.Portal, string) {
-		p := portaltest.New(t)
-		root, err := url.Parse(p.Root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		proxy := httptest.NewServer(fault(root))
-		t.Cleanup(proxy.Close)
-		return p, proxy.URL + strings.TrimPrefix(p.URL, p.Root)
-	}
 	// logged returns what the test name logged.
 	logged := func(t *testing.T, rep *conformance.Report, name string) string {
 		var out []string

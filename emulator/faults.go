@@ -6,9 +6,10 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/orgportal/portal-api/server"
 	"github.com/orgportal/portal-api/server/api"
@@ -269,9 +270,9 @@ func (s *Server) checkFault(f Fault) (*rule, error) {
 	}
 	for k, v := range f.Headers {
 		switch {
-		case !isToken(k):
+		case !httpguts.ValidHeaderFieldName(k):
 			bad = append(bad, headerField(k)+": not a header name, a token such as Retry-After")
-		case strings.ContainsFunc(v, isCTL):
+		case !httpguts.ValidHeaderFieldValue(v):
 			bad = append(bad, headerField(k)+": a value without control characters (a tab aside)")
 		case framing[http.CanonicalHeaderKey(k)]:
 			bad = append(bad, headerField(k)+": frames the answer, which the server writes itself")
@@ -312,30 +313,11 @@ func checkCode(field string, code, example int) string {
 	return ""
 }
 
-// isToken reports whether s is an HTTP token (RFC 9110 5.6.2), as a header
-// name must be.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // framing are the headers that say how the answer is framed or the
 // connection kept: set by a fault, they would make the answer unreadable
 // rather than an answer a client must handle.
 var framing = map[string]bool{"Content-Length": true, "Transfer-Encoding": true, "Connection": true,
 	"Keep-Alive": true, "Upgrade": true, "Trailer": true, "Te": true, "Proxy-Connection": true}
-
-// isCTL reports a control character, which no header value holds but a
-// tab; net/http would turn CR and LF into spaces rather than refuse them.
-func isCTL(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }
 
 // headerField names a header of the rule in a detail, quoted when its name
 // would not read plainly.
